@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Build the Debian 13 systemd base image for the lab and molecule containers,
+# locally, with debootstrap: no container registry is reachable here. The
+# mirror is read from the host's apt configuration (lab/apt_mirror.py).
+# The image is cached by tag; set LAB_IMAGE_REBUILD=1 to rebuild it.
+set -euo pipefail
+
+image="${LAB_IMAGE:-aicluster-slurm/trixie-systemd:1}"
+here="$(cd "$(dirname "$0")" && pwd)"
+
+if docker image inspect "$image" >/dev/null 2>&1 && [ -z "${LAB_IMAGE_REBUILD:-}" ]; then
+  echo "image $image: cached"
+  exit 0
+fi
+
+command -v debootstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap; }
+mirror="$(python3 "$here/apt_mirror.py")"
+root="$(mktemp -d /var/tmp/aicluster-rootfs.XXXXXX)"
+trap 'rm -rf "$root"' EXIT
+
+echo "image $image: debootstrap trixie from the host's mirror"
+debootstrap --variant=minbase \
+  --include=systemd,systemd-sysv,python3,python3-apt,dbus,iproute2,procps,ca-certificates,sudo,iputils-ping \
+  trixie "$root" "$mirror" >/dev/null
+
+cat > "$root/etc/apt/sources.list.d/debian.sources" <<SRC
+Types: deb
+URIs: $mirror
+Suites: trixie trixie-updates
+Components: main contrib non-free non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+rm -f "$root/etc/apt/sources.list"
+# Keep downloaded packages: the lab mounts one shared apt archive volume.
+echo 'Binary::apt::APT::Keep-Downloaded-Packages "true";' > "$root/etc/apt/apt.conf.d/10keep-archives"
+# docker import (20.10) takes no STOPSIGNAL: containers set stop_signal SIGRTMIN+3.
+# No consoles or udev in a container; an empty machine-id is regenerated at boot.
+chroot "$root" systemctl mask getty@tty1.service console-getty.service systemd-udevd.service \
+  systemd-udevd-control.socket systemd-udevd-kernel.socket systemd-firstboot.service \
+  systemd-modules-load.service >/dev/null 2>&1
+: > "$root/etc/machine-id"
+# Package lists stay in the image, as on any installed host.
+chroot "$root" apt-get update -qq
+rm -rf "$root"/var/cache/apt/archives/*.deb
+
+tar -C "$root" -c . | docker import \
+  --change 'ENV container=docker' \
+  --change 'CMD ["/sbin/init"]' - "$image" >/dev/null
+echo "image $image: built"

@@ -1,0 +1,105 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters over the slurm.conf model (plugins/module_utils/slurm_conf.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.aicluster.slurm.plugins.module_utils import hostlist, preflight, slurm_conf
+
+
+def _model(func):
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except slurm_conf.SlurmConfError as exc:
+            raise AnsibleFilterError(str(exc)) from exc
+
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+def hostlist_compress(names):
+    """Compress host names into a Slurm hostlist expression."""
+    return hostlist.compress(list(names))
+
+
+def hostlist_expand(expression):
+    """Expand a Slurm hostlist expression into host names."""
+    return hostlist.expand(expression)
+
+
+@_model
+def slurm_nodes(names, hostvars, memory_reserve_mb=0):
+    """NodeName attributes of each host in ``names``, from that host's own facts."""
+    nodes = {}
+    for name in names:
+        host = hostvars[name]
+        nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(
+            name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config")
+        )
+    return nodes
+
+
+@_model
+def slurm_conf_lines(config, nodes, partitions, groups):
+    """Every line of slurm.conf: parameters, then nodes, then partitions."""
+    return (
+        slurm_conf.parameter_lines(config)
+        + ["", "# Nodes: one line per hardware shape, from each host's facts"]
+        + slurm_conf.node_lines(nodes)
+        + ["", "# Partitions"]
+        + slurm_conf.partition_lines(partitions, groups)
+    )
+
+
+@_model
+def slurm_merge_config(base, *layers):
+    """Merge slurm.conf parameter dicts; a null value removes the key."""
+    return slurm_conf.merge_config(base, *layers)
+
+
+@_model
+def slurm_parameter_lines(config):
+    """``Key=value`` lines of a parameter dict (slurm.conf, cgroup.conf, ...)."""
+    return slurm_conf.parameter_lines(config)
+
+
+def slurm_restart_keys(old_text, new_lines):
+    """Parameters that changed and that only a daemon restart applies."""
+    new_text = "\n".join(new_lines) if isinstance(new_lines, (list, tuple)) else new_lines
+    return slurm_conf.restart_keys(old_text, new_text)
+
+
+def slurm_preflight_inventory(groups, config, partitions, munge_key="", cgroups_enforced=True, skip=()):
+    """Inventory-only preflight findings."""
+    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip)
+
+
+def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=()):
+    """Per-host preflight findings from gathered facts."""
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip)
+
+
+def preflight_line(finding):
+    """One finding as ``[id] message``."""
+    return "[%s] %s" % (finding["id"], finding["message"])
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "hostlist_compress": hostlist_compress,
+            "hostlist_expand": hostlist_expand,
+            "preflight_line": preflight_line,
+            "slurm_conf_lines": slurm_conf_lines,
+            "slurm_merge_config": slurm_merge_config,
+            "slurm_nodes": slurm_nodes,
+            "slurm_parameter_lines": slurm_parameter_lines,
+            "slurm_preflight_host": slurm_preflight_host,
+            "slurm_preflight_inventory": slurm_preflight_inventory,
+            "slurm_restart_keys": slurm_restart_keys,
+        }

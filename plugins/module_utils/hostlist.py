@@ -1,0 +1,97 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Slurm hostlist expressions: compress host names into ``node[01-04,07]`` and back."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_BRACKET = re.compile(r"^(.*?)\[([^\]]+)\](.*)$")
+
+
+def _natural_key(name):
+    match = _NUMBERED.match(name)
+    if not match:
+        return (name, -1, 0)
+    return (match.group(1), len(match.group(2)), int(match.group(2)))
+
+
+def _ranges(numbers, width):
+    """Turn sorted integers into ``a-b`` runs, zero-padded to ``width``."""
+    runs = []
+    start = prev = numbers[0]
+    for number in numbers[1:] + [None]:
+        if number is not None and number == prev + 1:
+            prev = number
+            continue
+        if start == prev:
+            runs.append("%0*d" % (width, start))
+        else:
+            runs.append("%0*d-%0*d" % (width, start, width, prev))
+        if number is not None:
+            start = prev = number
+    return runs
+
+
+def compress(names):
+    """Return the shortest-form Slurm hostlist expression for ``names``.
+
+    Names are grouped by their non-numeric prefix and the width of their
+    numeric suffix, so ``node9`` and ``node10`` stay distinct groups and
+    zero padding is never invented or lost. Duplicates are dropped; the
+    result is sorted naturally.
+    """
+    groups = {}
+    plain = []
+    for name in sorted(set(names), key=_natural_key):
+        match = _NUMBERED.match(name)
+        if not match:
+            plain.append(name)
+            continue
+        key = (match.group(1), len(match.group(2)))
+        groups.setdefault(key, []).append(int(match.group(2)))
+    parts = list(plain)
+    for (prefix, width), numbers in groups.items():
+        runs = _ranges(numbers, width)
+        if len(runs) == 1 and "-" not in runs[0]:
+            parts.append(prefix + runs[0])
+        else:
+            parts.append("%s[%s]" % (prefix, ",".join(runs)))
+    return ",".join(parts)
+
+
+def _split_top_level(expression):
+    depth = 0
+    current = ""
+    for char in expression:
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        if char == "," and depth == 0:
+            yield current
+            current = ""
+        else:
+            current += char
+    if current:
+        yield current
+
+
+def expand(expression):
+    """Expand a hostlist expression (one bracket per name) into host names."""
+    names = []
+    for part in _split_top_level(expression):
+        match = _BRACKET.match(part)
+        if not match:
+            names.append(part)
+            continue
+        prefix, body, suffix = match.groups()
+        for item in body.split(","):
+            low, _, high = item.partition("-")
+            width = len(low)
+            for number in range(int(low), int(high or low) + 1):
+                names.append("%s%0*d%s" % (prefix, width, number, suffix))
+    return names

@@ -1,0 +1,227 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The slurm.conf model: parameters, NodeName and PartitionName lines.
+
+Everything structural is computed here and unit-tested; the template only
+prints the lines this module returns.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
+
+# Parameters that `scontrol reconfigure` cannot change, so a change needs a
+# daemon restart. Sources (Slurm 24.11):
+#  * scontrol(1), "reconfigure": it "will not be able to change the daemons'
+#    listening TCP port settings or authentication mechanism";
+#  * slurm.conf(5), DESCRIPTION: "Changes to TCP listening settings will
+#    require a daemon restart."
+# Everything else, node and partition lines included, is applied with
+# `scontrol reconfigure` (since 23.11 it re-executes the daemons in place and
+# keeps running jobs).
+RESTART_REQUIRED = (
+    "AuthAltParameters",
+    "AuthAltTypes",
+    "AuthInfo",
+    "AuthType",
+    "CommunicationParameters",
+    "SlurmctldAddr",
+    "SlurmctldHost",
+    "SlurmctldPort",
+    "SlurmdPort",
+)
+
+# Keys written once per value, one line each, in the order given.
+MULTI_LINE_KEYS = ("SlurmctldHost", "Include")
+
+# Keys that are structure, not parameters: they come from the node and
+# partition model, never from the parameter dict.
+STRUCTURE_KEYS = ("NodeName", "PartitionName", "NodeSet", "DownNodes", "FrontendName")
+
+
+class SlurmConfError(ValueError):
+    """Bad input for the slurm.conf model; the message names the fix."""
+
+
+def format_value(value):
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    if isinstance(value, (list, tuple)):
+        return ",".join(format_value(item) for item in value)
+    return str(value)
+
+
+def merge_config(*layers):
+    """Merge parameter dicts left to right; a ``None`` value removes the key.
+
+    Keys are matched case-insensitively, as slurm.conf does, and keep the
+    spelling of the last layer that set them.
+    """
+    merged = {}
+    spelled = {}
+    for layer in layers:
+        for key, value in (layer or {}).items():
+            if key in STRUCTURE_KEYS:
+                raise SlurmConfError(
+                    "slurm_config: %s is structure, not a parameter; declare nodes through inventory groups "
+                    "and slurm_partitions instead" % key
+                )
+            folded = key.lower()
+            if folded in spelled:
+                del merged[spelled[folded]]
+            if value is None:
+                spelled.pop(folded, None)
+                continue
+            spelled[folded] = key
+            merged[key] = value
+    return merged
+
+
+def parameter_lines(config):
+    """``Key=value`` lines, sorted by key; multi-line keys keep their order."""
+    lines = []
+    for key in sorted(config, key=str.lower):
+        value = config[key]
+        if key in MULTI_LINE_KEYS and isinstance(value, (list, tuple)):
+            lines.extend("%s=%s" % (key, format_value(item)) for item in value)
+        else:
+            lines.append("%s=%s" % (key, format_value(value)))
+    return lines
+
+
+def short_name(name):
+    """Slurm names a node by its short host name (``hostname -s``)."""
+    return name.split(".", 1)[0]
+
+
+def node_from_facts(name, facts, memory_reserve_mb=0, extra=None):
+    """The NodeName attributes of one host, from that host's own facts.
+
+    An inventory name with a domain becomes the node's NodeAddr, so the
+    NodeName stays the short host name that slurmd looks itself up by.
+    """
+    if not facts or "processor_vcpus" not in facts or "memtotal_mb" not in facts:
+        raise SlurmConfError(
+            "host %s: hardware facts are missing (processor_*, memtotal_mb); gather facts on every "
+            "compute node in the same run or enable a fact cache" % name
+        )
+    sockets = int(facts.get("processor_count") or 1)
+    cores = int(facts.get("processor_cores") or 1)
+    threads = int(facts.get("processor_threads_per_core") or 1)
+    cpus = int(facts["processor_vcpus"])
+    if sockets * cores * threads != cpus:
+        # Facts disagree (hypervisors often report odd topologies): declare the
+        # flat CPU count, which slurmd accepts whatever the layout.
+        sockets, cores, threads = cpus, 1, 1
+    memory = int(facts["memtotal_mb"]) - int(memory_reserve_mb)
+    if memory < 1:
+        raise SlurmConfError(
+            "host %s: slurm_node_memory_reserve_mb=%s leaves no memory (MemTotal is %s MB); lower it"
+            % (name, memory_reserve_mb, facts["memtotal_mb"])
+        )
+    node = {
+        "CPUs": cpus,
+        "Sockets": sockets,
+        "CoresPerSocket": cores,
+        "ThreadsPerCore": threads,
+        "RealMemory": memory,
+    }
+    if short_name(name) != name:
+        node["NodeAddr"] = name
+    for key, value in (extra or {}).items():
+        if key.lower() in ("nodename",):
+            raise SlurmConfError("host %s: slurm_node_config must not set NodeName" % name)
+        node[key] = value
+    return node
+
+
+def node_lines(nodes):
+    """NodeName lines; hosts with identical attributes share one hostlist line.
+
+    ``nodes`` maps host name to its attribute dict (see node_from_facts).
+    """
+    shapes = {}
+    for name, attributes in nodes.items():
+        key = tuple((k, format_value(v)) for k, v in attributes.items())
+        shapes.setdefault(key, []).append(name)
+    lines = []
+    for key, names in sorted(shapes.items(), key=lambda item: compress(item[1])):
+        words = ["NodeName=%s" % compress(names)] + ["%s=%s" % pair for pair in key]
+        if not any(k.lower() == "state" for k, _ in key):
+            words.append("State=UNKNOWN")
+        lines.append(" ".join(words))
+    return lines
+
+
+def partition_lines(partitions, groups):
+    """PartitionName lines from ``slurm_partitions`` and the inventory groups.
+
+    Each partition is ``{name, groups, default, config}``; its nodes are the
+    members of its groups. Exactly one partition may be the default.
+    """
+    if not partitions:
+        raise SlurmConfError("slurm_partitions is empty; declare at least one partition")
+    defaults = [p["name"] for p in partitions if p.get("default")]
+    if len(defaults) > 1:
+        raise SlurmConfError(
+            "slurm_partitions: %s are all marked default: true; only one partition can be the default"
+            % ", ".join(defaults)
+        )
+    lines = []
+    seen = set()
+    for partition in partitions:
+        name = partition.get("name")
+        if not name:
+            raise SlurmConfError("slurm_partitions: every partition needs a name (got %r)" % (partition,))
+        if name in seen:
+            raise SlurmConfError("slurm_partitions: partition %s is declared twice" % name)
+        seen.add(name)
+        members = []
+        for group in partition.get("groups") or []:
+            if group not in groups:
+                raise SlurmConfError(
+                    "slurm_partitions: partition %s refers to inventory group %s, which does not exist; "
+                    "add the group to the inventory or fix the name" % (name, group)
+                )
+            members.extend(short_name(member) for member in groups[group])
+        if not members:
+            raise SlurmConfError(
+                "slurm_partitions: partition %s has no nodes (groups: %s); add hosts to its groups"
+                % (name, ", ".join(partition.get("groups") or []) or "none")
+            )
+        words = ["PartitionName=%s" % name, "Nodes=%s" % compress(members)]
+        words.append("Default=%s" % format_value(bool(partition.get("default"))))
+        config = dict(partition.get("config") or {})
+        config.setdefault("State", "UP")
+        config.setdefault("MaxTime", "INFINITE")
+        words.extend("%s=%s" % (key, format_value(config[key])) for key in sorted(config))
+        lines.append(" ".join(words))
+    return lines
+
+
+def parse_parameters(text):
+    """Parameters of a slurm.conf text, keys lower-cased, node/partition lines skipped."""
+    params = {}
+    for raw in (text or "").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        key = key.strip()
+        if key in STRUCTURE_KEYS:
+            continue
+        params.setdefault(key.lower(), []).append(value.strip())
+    return params
+
+
+def restart_keys(old_text, new_text):
+    """Keys from RESTART_REQUIRED whose value differs between two slurm.conf texts.
+
+    A missing old file means a first install, where nothing needs a restart.
+    """
+    if not old_text:
+        return []
+    old, new = parse_parameters(old_text), parse_parameters(new_text)
+    return [key for key in RESTART_REQUIRED if old.get(key.lower()) != new.get(key.lower())]
