@@ -4,9 +4,8 @@
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.aicluster.slurm.plugins.module_utils import hostlist, preflight, slurm_conf
 
 
@@ -38,9 +37,7 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
     nodes = {}
     for name in names:
         host = hostvars[name]
-        nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(
-            name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config")
-        )
+        nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config"))
     return nodes
 
 

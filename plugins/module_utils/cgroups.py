@@ -4,8 +4,6 @@
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
 # Controllers Slurm's cgroup plugins need (cgroup.conf(5), "cgroup/v1" and
 # "cgroup/v2"): v1 proctrack uses freezer, task/cgroup uses cpuset, memory and
 # devices; v2 needs cpuset and memory delegated (devices are eBPF programs there).
@@ -44,18 +42,21 @@ def layout(fstype, proc_cgroups="", v2_controllers="", v1_mounted=()):
             "plugin": None,
             "available": [],
             "missing": list(REQUIRED_V2),
-            "message": "/sys/fs/cgroup is %s, not a cgroup hierarchy; mount cgroup v2 (cgroup2) or v1 controllers"
-            % (fstype or "absent"),
+            "message": "/sys/fs/cgroup is %s, not a cgroup hierarchy; mount cgroup v2 (cgroup2) or v1 controllers" % (fstype or "absent"),
         }
     missing = [c for c in required if c not in available]
     message = ""
     if missing:
         if version == 2:
-            message = ("cgroup v2 controllers %s are not available in /sys/fs/cgroup/cgroup.controllers; enable them "
-                       "in the kernel command line or delegate them to the slurmd unit" % ", ".join(missing))
+            message = (
+                "cgroup v2 controllers %s are not available in /sys/fs/cgroup/cgroup.controllers; enable them "
+                "in the kernel command line or delegate them to the slurmd unit" % ", ".join(missing)
+            )
         else:
-            message = ("cgroup v1 controllers %s are not enabled or mounted under /sys/fs/cgroup; enable them "
-                       "(cgroup_enable=...) or switch the host to cgroup v2" % ", ".join(missing))
+            message = (
+                "cgroup v1 controllers %s are not enabled or mounted under /sys/fs/cgroup; enable them "
+                "(cgroup_enable=...) or switch the host to cgroup v2" % ", ".join(missing)
+            )
     return {
         "version": version,
         "plugin": "cgroup/v%d" % version,

@@ -4,8 +4,6 @@
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
 import re
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")

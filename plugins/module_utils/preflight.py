@@ -9,8 +9,6 @@ names the variable, the value seen and the fix.
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
 import base64
 import binascii
 
@@ -28,10 +26,8 @@ UNKNOWN_VALUES = {
 
 # slurm.conf parameters that do not exist (or no longer exist) in Slurm 24.11.
 UNKNOWN_KEYS = {
-    "accrueinterimstats": "remove it: Slurm has no such parameter or plugin (see AccountingStorageTRES and "
-    "JobAcctGatherFrequency for accounting)",
-    "controlmachine": "use SlurmctldHost (ControlMachine was removed in Slurm 23.02); the collection sets it "
-    "from the slurmctld group",
+    "accrueinterimstats": "remove it: Slurm has no such parameter or plugin (see AccountingStorageTRES and JobAcctGatherFrequency for accounting)",
+    "controlmachine": "use SlurmctldHost (ControlMachine was removed in Slurm 23.02); the collection sets it from the slurmctld group",
     "backupcontroller": "use a second host in the slurmctld group (BackupController was removed in Slurm 23.02)",
     "fastschedule": "remove it: FastSchedule was removed in Slurm 20.02; node shapes come from each host's facts",
     "cryptotype": "remove it: CryptoType was removed in Slurm 23.11",
@@ -55,24 +51,32 @@ def check_groups(groups, required=("slurmctld", "slurm_compute")):
     findings = []
     for group in required:
         if not groups.get(group):
-            findings.append(_finding(
-                "groups_present", "error",
-                "inventory group %s is missing or empty; add at least one host to it" % group,
-            ))
+            findings.append(
+                _finding(
+                    "groups_present",
+                    "error",
+                    "inventory group %s is missing or empty; add at least one host to it" % group,
+                )
+            )
     controllers = groups.get("slurmctld") or []
     if controllers and len(controllers) > 2:
-        findings.append(_finding(
-            "controller_count", "error",
-            "inventory group slurmctld has %d hosts (%s); Slurm runs one controller or a primary and a backup: "
-            "keep one or two" % (len(controllers), ", ".join(controllers)),
-        ))
+        findings.append(
+            _finding(
+                "controller_count",
+                "error",
+                "inventory group slurmctld has %d hosts (%s); Slurm runs one controller or a primary and a backup: "
+                "keep one or two" % (len(controllers), ", ".join(controllers)),
+            )
+        )
     overlap = sorted(set(controllers) & set(groups.get("slurm_compute") or []))
     if overlap:
-        findings.append(_finding(
-            "controller_not_compute", "warning",
-            "hosts %s are in both slurmctld and slurm_compute; a training job can then starve the controller"
-            % ", ".join(overlap),
-        ))
+        findings.append(
+            _finding(
+                "controller_not_compute",
+                "warning",
+                "hosts %s are in both slurmctld and slurm_compute; a training job can then starve the controller" % ", ".join(overlap),
+            )
+        )
     return findings
 
 
@@ -83,17 +87,23 @@ def check_munge_key(value):
     try:
         raw = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError, TypeError):
-        return [_finding(
-            "secrets", "error",
-            "slurm_munge_key is not valid base64; give the key file base64-encoded "
-            "(base64 -w0 /etc/munge/munge.key) or leave it empty to generate one on the controller",
-        )]
+        return [
+            _finding(
+                "secrets",
+                "error",
+                "slurm_munge_key is not valid base64; give the key file base64-encoded "
+                "(base64 -w0 /etc/munge/munge.key) or leave it empty to generate one on the controller",
+            )
+        ]
     if not MUNGE_KEY_MIN_BYTES <= len(raw) <= MUNGE_KEY_MAX_BYTES:
-        return [_finding(
-            "secrets", "error",
-            "slurm_munge_key decodes to %d bytes; munge needs %d to %d random bytes (mungekey --create makes one)"
-            % (len(raw), MUNGE_KEY_MIN_BYTES, MUNGE_KEY_MAX_BYTES),
-        )]
+        return [
+            _finding(
+                "secrets",
+                "error",
+                "slurm_munge_key decodes to %d bytes; munge needs %d to %d random bytes (mungekey --create makes one)"
+                % (len(raw), MUNGE_KEY_MIN_BYTES, MUNGE_KEY_MAX_BYTES),
+            )
+        ]
     return []
 
 
@@ -103,10 +113,13 @@ def check_slurm_config(config, cgroups_enforced=True):
     for key, value in (config or {}).items():
         folded = key.lower()
         if folded in UNKNOWN_KEYS:
-            findings.append(_finding(
-                "slurm_config_key", "error",
-                "slurm_config.%s: Slurm has no such parameter; %s" % (key, UNKNOWN_KEYS[folded]),
-            ))
+            findings.append(
+                _finding(
+                    "slurm_config_key",
+                    "error",
+                    "slurm_config.%s: Slurm has no such parameter; %s" % (key, UNKNOWN_KEYS[folded]),
+                )
+            )
             continue
         if value is None or isinstance(value, (dict, list, bool)):
             continue
@@ -115,17 +128,23 @@ def check_slurm_config(config, cgroups_enforced=True):
         if fix is None and folded in VALID_CHOICES and text not in VALID_CHOICES[folded]:
             fix = " or ".join(VALID_CHOICES[folded])
         if fix is not None:
-            findings.append(_finding(
-                "slurm_config_value", "error",
-                "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix),
-            ))
+            findings.append(
+                _finding(
+                    "slurm_config_value",
+                    "error",
+                    "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix),
+                )
+            )
     proctrack = str((config or {}).get("ProctrackType", "")).lower()
     if cgroups_enforced and proctrack == "proctrack/linuxproc":
-        findings.append(_finding(
-            "proctrack_cgroup", "warning",
-            "slurm_config.ProctrackType=proctrack/linuxproc while cgroups are enforced: processes that leave "
-            "the job's process tree escape accounting and cleanup; use proctrack/cgroup",
-        ))
+        findings.append(
+            _finding(
+                "proctrack_cgroup",
+                "warning",
+                "slurm_config.ProctrackType=proctrack/linuxproc while cgroups are enforced: processes that leave "
+                "the job's process tree escape accounting and cleanup; use proctrack/cgroup",
+            )
+        )
     return findings
 
 
@@ -133,29 +152,30 @@ def check_partitions(partitions, groups):
     findings = []
     defaults = [p.get("name") for p in partitions or [] if p.get("default")]
     if len(defaults) > 1:
-        findings.append(_finding(
-            "partitions", "error",
-            "slurm_partitions: %s are all default: true; mark exactly one" % ", ".join(map(str, defaults)),
-        ))
+        findings.append(
+            _finding(
+                "partitions",
+                "error",
+                "slurm_partitions: %s are all default: true; mark exactly one" % ", ".join(map(str, defaults)),
+            )
+        )
     for partition in partitions or []:
         for group in partition.get("groups") or []:
             if not groups.get(group):
-                findings.append(_finding(
-                    "partitions", "error",
-                    "slurm_partitions: partition %s uses inventory group %s, which is missing or empty; "
-                    "add hosts to it or remove it from the partition" % (partition.get("name"), group),
-                ))
+                findings.append(
+                    _finding(
+                        "partitions",
+                        "error",
+                        "slurm_partitions: partition %s uses inventory group %s, which is missing or empty; "
+                        "add hosts to it or remove it from the partition" % (partition.get("name"), group),
+                    )
+                )
     return findings
 
 
 def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=()):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped."""
-    findings = (
-        check_groups(groups)
-        + check_munge_key(munge_key)
-        + check_slurm_config(config, cgroups_enforced)
-        + check_partitions(partitions, groups)
-    )
+    findings = check_groups(groups) + check_munge_key(munge_key) + check_slurm_config(config, cgroups_enforced) + check_partitions(partitions, groups)
     return [f for f in findings if f["id"] not in skip]
 
 
@@ -168,23 +188,30 @@ def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=()):
     facts = facts or {}
     os_id = (facts.get("distribution"), str(facts.get("distribution_major_version")))
     if os_id not in SUPPORTED_OS:
-        findings.append(_finding(
-            "os_supported", "error",
-            "%s runs %s %s; this collection is tested on Debian 13 only. Add os_supported to preflight_skip "
-            "to try it anyway (untested)" % (name, os_id[0], os_id[1]),
-        ))
+        findings.append(
+            _finding(
+                "os_supported",
+                "error",
+                "%s runs %s %s; this collection is tested on Debian 13 only. Add os_supported to preflight_skip "
+                "to try it anyway (untested)" % (name, os_id[0], os_id[1]),
+            )
+        )
     hostname = facts.get("hostname")
     if is_compute and hostname and hostname != name.split(".")[0]:
-        findings.append(_finding(
-            "hostname_match", "error",
-            "%s: its hostname is %s, but slurmd finds its NodeName by hostname; rename the host or the "
-            "inventory entry so they match" % (name, hostname),
-        ))
+        findings.append(
+            _finding(
+                "hostname_match",
+                "error",
+                "%s: its hostname is %s, but slurmd finds its NodeName by hostname; rename the host or the inventory entry so they match" % (name, hostname),
+            )
+        )
     memtotal = facts.get("memtotal_mb")
     if is_compute and memtotal is not None and int(memtotal) <= int(memory_reserve_mb):
-        findings.append(_finding(
-            "memory_reserve", "error",
-            "%s: slurm_node_memory_reserve_mb=%s is not below its memory (%s MB); lower it"
-            % (name, memory_reserve_mb, memtotal),
-        ))
+        findings.append(
+            _finding(
+                "memory_reserve",
+                "error",
+                "%s: slurm_node_memory_reserve_mb=%s is not below its memory (%s MB); lower it" % (name, memory_reserve_mb, memtotal),
+            )
+        )
     return [f for f in findings if f["id"] not in skip]

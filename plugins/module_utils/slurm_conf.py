@@ -8,8 +8,6 @@ prints the lines this module returns.
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # Parameters that `scontrol reconfigure` cannot change, so a change needs a
@@ -65,8 +63,7 @@ def merge_config(*layers):
         for key, value in (layer or {}).items():
             if key in STRUCTURE_KEYS:
                 raise SlurmConfError(
-                    "slurm_config: %s is structure, not a parameter; declare nodes through inventory groups "
-                    "and slurm_partitions instead" % key
+                    "slurm_config: %s is structure, not a parameter; declare nodes through inventory groups and slurm_partitions instead" % key
                 )
             folded = key.lower()
             if folded in spelled:
@@ -104,8 +101,7 @@ def node_from_facts(name, facts, memory_reserve_mb=0, extra=None):
     """
     if not facts or "processor_vcpus" not in facts or "memtotal_mb" not in facts:
         raise SlurmConfError(
-            "host %s: hardware facts are missing (processor_*, memtotal_mb); gather facts on every "
-            "compute node in the same run or enable a fact cache" % name
+            "host %s: hardware facts are missing (processor_*, memtotal_mb); gather facts on every compute node in the same run or enable a fact cache" % name
         )
     sockets = int(facts.get("processor_count") or 1)
     cores = int(facts.get("processor_cores") or 1)
@@ -118,8 +114,7 @@ def node_from_facts(name, facts, memory_reserve_mb=0, extra=None):
     memory = int(facts["memtotal_mb"]) - int(memory_reserve_mb)
     if memory < 1:
         raise SlurmConfError(
-            "host %s: slurm_node_memory_reserve_mb=%s leaves no memory (MemTotal is %s MB); lower it"
-            % (name, memory_reserve_mb, facts["memtotal_mb"])
+            "host %s: slurm_node_memory_reserve_mb=%s leaves no memory (MemTotal is %s MB); lower it" % (name, memory_reserve_mb, facts["memtotal_mb"])
         )
     node = {
         "CPUs": cpus,
@@ -165,10 +160,7 @@ def partition_lines(partitions, groups):
         raise SlurmConfError("slurm_partitions is empty; declare at least one partition")
     defaults = [p["name"] for p in partitions if p.get("default")]
     if len(defaults) > 1:
-        raise SlurmConfError(
-            "slurm_partitions: %s are all marked default: true; only one partition can be the default"
-            % ", ".join(defaults)
-        )
+        raise SlurmConfError("slurm_partitions: %s are all marked default: true; only one partition can be the default" % ", ".join(defaults))
     lines = []
     seen = set()
     for partition in partitions:
@@ -188,8 +180,7 @@ def partition_lines(partitions, groups):
             members.extend(short_name(member) for member in groups[group])
         if not members:
             raise SlurmConfError(
-                "slurm_partitions: partition %s has no nodes (groups: %s); add hosts to its groups"
-                % (name, ", ".join(partition.get("groups") or []) or "none")
+                "slurm_partitions: partition %s has no nodes (groups: %s); add hosts to its groups" % (name, ", ".join(partition.get("groups") or []) or "none")
             )
         words = ["PartitionName=%s" % name, "Nodes=%s" % compress(members)]
         words.append("Default=%s" % format_value(bool(partition.get("default"))))

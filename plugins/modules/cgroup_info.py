@@ -4,8 +4,6 @@
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
 DOCUMENTATION = r"""
 ---
 module: cgroup_info
@@ -75,6 +73,7 @@ cgroup:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+
 from ansible_collections.aicluster.slurm.plugins.module_utils.cgroups import layout
 
 CGROUP2_SUPER_MAGIC = "cgroup2fs"

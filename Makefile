@@ -1,0 +1,71 @@
+# aicluster.slurm: the lab cluster and the tests, from a fresh clone.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+S ?= startup
+export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export PATH := $(BIN):$(PATH)
+
+.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean
+
+help:
+	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
+	@echo "make lab-shell      shell on the lab controller"
+	@echo "make lab-destroy    remove the lab containers and network"
+	@echo "make test           lint, unit tests, ansible-test sanity, molecule startup scenario"
+	@echo "make scenario S=x   one molecule scenario end to end"
+	@echo "make bench          converge benchmark (bench/README.md)"
+
+$(VENV)/.stamp: requirements.txt requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+collection:
+	@mkdir -p .cache/collections/ansible_collections/aicluster
+	@ln -sfn ../../../.. .cache/collections/ansible_collections/aicluster/slurm
+
+docker:
+	bash lab/docker.sh
+
+image: docker
+	bash lab/image.sh
+
+lab: $(VENV)/.stamp collection image
+	ansible-playbook -i inventories/lab lab/create.yml
+	ansible-playbook -i inventories/lab site.yml
+	bash lab/demo.sh
+
+lab-shell:
+	docker exec -it lab-ctl bash
+
+lab-destroy: $(VENV)/.stamp collection
+	ansible-playbook -i inventories/lab lab/destroy.yml
+
+test: lint unit sanity
+	$(MAKE) scenario S=startup
+
+lint: $(VENV)/.stamp collection
+	yamllint .
+	ansible-lint
+	ruff check .
+	ruff format --check .
+
+unit: $(VENV)/.stamp collection
+	pytest tests/unit
+
+sanity: $(VENV)/.stamp
+	bash tests/sanity.sh
+
+scenario: $(VENV)/.stamp collection image
+	molecule test -s $(S)
+
+bench: $(VENV)/.stamp collection image
+	bash bench/converge.sh
+
+build: $(VENV)/.stamp
+	ansible-galaxy collection build --force --output-path .cache/build
+
+clean: lab-destroy
+	rm -rf .cache $(VENV)
