@@ -13,7 +13,7 @@ help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, ansible-test sanity, molecule startup scenario"
+	@echo "make test           lint, unit tests, ansible-test sanity, build, molecule startup scenario"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge benchmark (bench/README.md)"
 
@@ -43,7 +43,7 @@ lab-shell:
 lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
-test: lint unit sanity
+test: lint unit sanity build
 	$(MAKE) scenario S=startup
 
 lint: $(VENV)/.stamp collection
@@ -65,7 +65,7 @@ bench: $(VENV)/.stamp collection image
 	bash bench/converge.sh
 
 build: $(VENV)/.stamp
-	ansible-galaxy collection build --force --output-path .cache/build
+	bash tests/build.sh
 
 clean: lab-destroy
 	rm -rf .cache $(VENV)

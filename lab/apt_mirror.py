@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Print the Debian mirror this host's apt is configured with.
 
 The repository never names a mirror: the lab image is bootstrapped from
@@ -25,7 +24,7 @@ def _deb822_entries(text):
             entry = {}
             continue
         if ":" in line and not line[0].isspace():
-            key, _, value = line.partition(":")
+            key, value = line.split(":", 1)
             entry[key.strip().lower()] = value.strip()
 
 

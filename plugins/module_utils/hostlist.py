@@ -88,7 +88,7 @@ def expand(expression):
             continue
         prefix, body, suffix = match.groups()
         for item in body.split(","):
-            low, _, high = item.partition("-")
+            low, high = (item.split("-", 1) + [""])[:2]
             width = len(low)
             for number in range(int(low), int(high or low) + 1):
                 names.append("%s%0*d%s" % (prefix, width, number, suffix))

@@ -26,7 +26,7 @@ UNKNOWN_VALUES = {
 
 # slurm.conf parameters that do not exist (or no longer exist) in Slurm 24.11.
 UNKNOWN_KEYS = {
-    "accrueinterimstats": "remove it: Slurm has no such parameter or plugin (see AccountingStorageTRES and JobAcctGatherFrequency for accounting)",
+    "accrueinterimstats": "remove it; there is no such plugin either (job accounting is AccountingStorageTRES and JobAcctGatherFrequency)",
     "controlmachine": "use SlurmctldHost (ControlMachine was removed in Slurm 23.02); the collection sets it from the slurmctld group",
     "backupcontroller": "use a second host in the slurmctld group (BackupController was removed in Slurm 23.02)",
     "fastschedule": "remove it: FastSchedule was removed in Slurm 20.02; node shapes come from each host's facts",

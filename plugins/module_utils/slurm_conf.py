@@ -144,7 +144,7 @@ def node_lines(nodes):
     lines = []
     for key, names in sorted(shapes.items(), key=lambda item: compress(item[1])):
         words = ["NodeName=%s" % compress(names)] + ["%s=%s" % pair for pair in key]
-        if not any(k.lower() == "state" for k, _ in key):
+        if not any(k.lower() == "state" for k, dummy in key):
             words.append("State=UNKNOWN")
         lines.append(" ".join(words))
     return lines
@@ -199,7 +199,7 @@ def parse_parameters(text):
         line = raw.split("#", 1)[0].strip()
         if not line or "=" not in line:
             continue
-        key, _, value = line.partition("=")
+        key, value = line.split("=", 1)
         key = key.strip()
         if key in STRUCTURE_KEYS:
             continue

@@ -21,12 +21,16 @@ options:
 attributes:
   check_mode:
     support: full
+    description: The module only reads, so check mode runs it fully.
   diff_mode:
     support: none
+    description: Reports only; there is nothing to diff.
   platform:
+    support: full
     platforms: posix
+    description: Linux hosts.
 author:
-  - aicluster.slurm contributors
+  - aicluster.slurm maintainers (@aicluster)
 """
 
 EXAMPLES = r"""
@@ -91,7 +95,7 @@ def _fstype(root):
     """The filesystem type of ``root``, from /proc/self/mountinfo."""
     found = None
     for line in _read("/proc/self/mountinfo").splitlines():
-        left, _, right = line.partition(" - ")
+        left, dummy, right = line.partition(" - ")
         fields = left.split()
         if len(fields) >= 5 and fields[4] == root and right:
             found = right.split()[0]
@@ -103,7 +107,7 @@ def _fstype(root):
 def main():
     module = AnsibleModule(argument_spec={"root": {"type": "path", "default": "/sys/fs/cgroup"}}, supports_check_mode=True)
     root = module.params["root"].rstrip("/") or "/"
-    mounted = [name for name in os.listdir(root)] if os.path.isdir(root) else []
+    mounted = os.listdir(root) if os.path.isdir(root) else []
     v1_mounted = set()
     for name in mounted:
         v1_mounted.update(name.split(","))

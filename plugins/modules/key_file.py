@@ -27,13 +27,16 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
+    description: Reports whether the file would change, writes nothing.
   diff_mode:
     support: none
-    details: Secrets are never shown in a diff.
+    description: Secrets are never shown in a diff.
   platform:
+    support: full
     platforms: posix
+    description: Linux hosts.
 author:
-  - aicluster.slurm contributors
+  - aicluster.slurm maintainers (@aicluster)
 """
 
 EXAMPLES = r"""

@@ -15,7 +15,7 @@ def _load(path):
 
 
 def test_every_role_has_argument_specs():
-    assert ROLES == sorted(p.name for p in (ROOT / "roles").iterdir() if p.is_dir())
+    assert sorted(p.name for p in (ROOT / "roles").iterdir() if p.is_dir()) == ROLES
 
 
 @pytest.mark.parametrize("role", ROLES)

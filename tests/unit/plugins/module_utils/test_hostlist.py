@@ -4,7 +4,7 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import co
 
 
 @pytest.mark.parametrize(
-    "names, expected",
+    ("names", "expected"),
     [
         ([], ""),
         (["node01"], "node01"),
@@ -41,7 +41,7 @@ def test_compress(names, expected):
 
 
 @pytest.mark.parametrize(
-    "expression, expected",
+    ("expression", "expected"),
     [
         ("", []),
         ("login", ["login"]),

@@ -30,7 +30,7 @@ GPU_NODE = dict(NODE, CPUs=8, CoresPerSocket=8, Gres="gpu:2")
 
 
 @pytest.mark.parametrize(
-    "value, expected",
+    ("value", "expected"),
     [(True, "YES"), (False, "NO"), (3, "3"), ("cgroup", "cgroup"), (["a", 1, True], "a,1,YES"), (("x", "y"), "x,y")],
     ids=["true", "false", "int", "str", "list-mixed", "tuple"],
 )
@@ -39,7 +39,7 @@ def test_format_value(value, expected):
 
 
 @pytest.mark.parametrize(
-    "layers, expected",
+    ("layers", "expected"),
     [
         (({"A": 1}, {"B": 2}), {"A": 1, "B": 2}),
         (({"A": 1}, {"A": 2}), {"A": 2}),
@@ -88,7 +88,7 @@ def test_merge_config_does_not_mutate_layers():
 
 
 @pytest.mark.parametrize(
-    "config, expected",
+    ("config", "expected"),
     [
         ({}, []),
         ({"b": 1, "A": 2, "C": True}, ["A=2", "b=1", "C=YES"]),
@@ -107,7 +107,7 @@ def test_parameter_lines(config, expected):
 
 
 @pytest.mark.parametrize(
-    "name, expected",
+    ("name", "expected"),
     [("node01", "node01"), ("node01.cluster.example", "node01"), ("", "")],
     ids=["short", "fqdn", "empty"],
 )
@@ -126,7 +126,7 @@ def test_node_from_facts_topology():
 
 
 @pytest.mark.parametrize(
-    "facts, expected",
+    ("facts", "expected"),
     [
         (dict(FACTS, processor_vcpus=30), (30, 30, 1, 1)),
         ({"processor_vcpus": 1, "memtotal_mb": 100}, (1, 1, 1, 1)),
@@ -251,7 +251,7 @@ def test_partition_lines_merges_groups():
 
 
 @pytest.mark.parametrize(
-    "partitions, message",
+    ("partitions", "message"),
     [
         ([], "slurm_partitions is empty"),
         (None, "slurm_partitions is empty"),
@@ -302,7 +302,7 @@ def test_parse_parameters_empty(text):
 
 
 @pytest.mark.parametrize(
-    "old, new, expected",
+    ("old", "new", "expected"),
     [
         (None, CONF, []),
         ("", CONF, []),

@@ -1,0 +1,188 @@
+import base64
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
+    FilterModule,
+    hostlist_compress,
+    hostlist_expand,
+    preflight_line,
+    slurm_conf_lines,
+    slurm_merge_config,
+    slurm_nodes,
+    slurm_parameter_lines,
+    slurm_preflight_host,
+    slurm_preflight_inventory,
+    slurm_restart_keys,
+)
+
+FACTS = {"processor_count": 1, "processor_cores": 4, "processor_threads_per_core": 1, "processor_vcpus": 4, "memtotal_mb": 8000}
+GPU_FACTS = dict(FACTS, processor_cores=8, processor_vcpus=8)
+
+HOSTVARS = {
+    "node01": {"ansible_facts": FACTS},
+    "node02": {"ansible_facts": FACTS},
+    "gpu1.cluster.example": {"ansible_facts": GPU_FACTS, "slurm_node_config": {"Gres": "gpu:2"}},
+    "nofacts": {},
+}
+
+GROUPS = {"slurmctld": ["ctl1"], "slurm_compute": ["node01", "node02"], "gpu": ["gpu1.cluster.example"]}
+PARTITIONS = [{"name": "batch", "groups": ["slurm_compute"], "default": True}, {"name": "gpu", "groups": ["gpu"]}]
+
+
+def test_filter_module_exposes_every_filter():
+    filters = FilterModule().filters()
+    assert filters == {
+        "hostlist_compress": hostlist_compress,
+        "hostlist_expand": hostlist_expand,
+        "preflight_line": preflight_line,
+        "slurm_conf_lines": slurm_conf_lines,
+        "slurm_merge_config": slurm_merge_config,
+        "slurm_nodes": slurm_nodes,
+        "slurm_parameter_lines": slurm_parameter_lines,
+        "slurm_preflight_host": slurm_preflight_host,
+        "slurm_preflight_inventory": slurm_preflight_inventory,
+        "slurm_restart_keys": slurm_restart_keys,
+    }
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [(["node02", "node01"], "node[01-02]"), (("a", "b"), "a,b"), (iter(["n1", "n2"]), "n[1-2]")],
+    ids=["list", "tuple", "iterator"],
+)
+def test_hostlist_compress(names, expected):
+    assert hostlist_compress(names) == expected
+
+
+def test_hostlist_expand():
+    assert hostlist_expand("node[09-11],login") == ["node09", "node10", "node11", "login"]
+
+
+def test_slurm_nodes_keys_by_short_name():
+    nodes = slurm_nodes(["node01", "gpu1.cluster.example"], HOSTVARS, 1000)
+    assert nodes == {
+        "node01": {"CPUs": 4, "Sockets": 1, "CoresPerSocket": 4, "ThreadsPerCore": 1, "RealMemory": 7000},
+        "gpu1": {
+            "CPUs": 8,
+            "Sockets": 1,
+            "CoresPerSocket": 8,
+            "ThreadsPerCore": 1,
+            "RealMemory": 7000,
+            "NodeAddr": "gpu1.cluster.example",
+            "Gres": "gpu:2",
+        },
+    }
+
+
+def test_slurm_nodes_only_named_hosts():
+    assert list(slurm_nodes(["node02"], HOSTVARS)) == ["node02"]
+
+
+@pytest.mark.parametrize(
+    ("names", "hostvars", "memory_reserve_mb", "message"),
+    [
+        (["nofacts"], HOSTVARS, 0, "host nofacts: hardware facts are missing"),
+        (["node01"], {"node01": {"ansible_facts": {}}}, 0, "host node01: hardware facts are missing"),
+        (["node01"], HOSTVARS, 8000, "host node01: slurm_node_memory_reserve_mb=8000 leaves no memory"),
+        (["node01"], {"node01": {"ansible_facts": FACTS, "slurm_node_config": {"NodeName": "x"}}}, 0, "must not set NodeName"),
+    ],
+    ids=["no-facts-key", "empty-facts", "reserve-too-big", "node-config-sets-nodename"],
+)
+def test_slurm_nodes_errors_are_filter_errors(names, hostvars, memory_reserve_mb, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        slurm_nodes(names, hostvars, memory_reserve_mb)
+
+
+def test_slurm_conf_lines():
+    nodes = slurm_nodes(["node01", "node02", "gpu1.cluster.example"], HOSTVARS)
+    assert slurm_conf_lines({"SlurmctldHost": ["ctl1"], "ClusterName": "ai"}, nodes, PARTITIONS, GROUPS) == [
+        "ClusterName=ai",
+        "SlurmctldHost=ctl1",
+        "",
+        "# Nodes: one line per hardware shape, from each host's facts",
+        "NodeName=gpu1 CPUs=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=8000 NodeAddr=gpu1.cluster.example Gres=gpu:2 State=UNKNOWN",
+        "NodeName=node[01-02] CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=8000 State=UNKNOWN",
+        "",
+        "# Partitions",
+        "PartitionName=batch Nodes=node[01-02] Default=YES MaxTime=INFINITE State=UP",
+        "PartitionName=gpu Nodes=gpu1 Default=NO MaxTime=INFINITE State=UP",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("partitions", "message"),
+    [
+        ([{"name": "batch", "groups": ["nosuch"]}], "partition batch refers to inventory group nosuch"),
+        ([{"name": "a", "groups": ["gpu"], "default": True}, {"name": "b", "groups": ["gpu"], "default": True}], "a, b are all marked default"),
+        ([], "slurm_partitions is empty"),
+    ],
+    ids=["missing-group", "two-defaults", "no-partitions"],
+)
+def test_slurm_conf_lines_errors_are_filter_errors(partitions, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        slurm_conf_lines({}, {}, partitions, GROUPS)
+
+
+def test_slurm_merge_config():
+    assert slurm_merge_config({"A": 1, "B": 2}, {"a": 3}, {"B": None}) == {"a": 3}
+
+
+def test_slurm_merge_config_structure_key_is_filter_error():
+    with pytest.raises(AnsibleFilterError, match="NodeName is structure"):
+        slurm_merge_config({}, {"NodeName": "x"})
+
+
+def test_slurm_parameter_lines():
+    assert slurm_parameter_lines({"ConstrainRAMSpace": True, "AllowedRAMSpace": 100}) == ["AllowedRAMSpace=100", "ConstrainRAMSpace=YES"]
+
+
+OLD_CONF = "ClusterName=ai\nSlurmctldPort=6817\nNodeName=n1 CPUs=4\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (OLD_CONF, ["ClusterName=ai", "SlurmctldPort=6900", "NodeName=n1 CPUs=4"], ["SlurmctldPort"]),
+        (OLD_CONF, ("ClusterName=ai", "SlurmctldPort=6817", "NodeName=n1 CPUs=8"), []),
+        (OLD_CONF, "ClusterName=ai\nSlurmctldPort=6900\n", ["SlurmctldPort"]),
+        ("", ["SlurmctldPort=6900"], []),
+        (None, ["SlurmctldPort=6900"], []),
+    ],
+    ids=["list-port-change", "tuple-node-change", "text", "first-install-empty", "first-install-none"],
+)
+def test_slurm_restart_keys(old, new, expected):
+    assert slurm_restart_keys(old, new) == expected
+
+
+def test_slurm_preflight_inventory():
+    findings = slurm_preflight_inventory(
+        {"slurmctld": ["c1", "c2", "c3"], "slurm_compute": ["n1"]},
+        {"SelectType": "select/cgroup", "ProctrackType": "proctrack/linuxproc"},
+        [],
+        munge_key=base64.b64encode(b"short").decode(),
+        skip=["controller_count"],
+    )
+    assert [f["id"] for f in findings] == ["secrets", "slurm_config_value", "proctrack_cgroup"]
+
+
+def test_slurm_preflight_inventory_defaults():
+    assert slurm_preflight_inventory({"slurmctld": ["c1"], "slurm_compute": ["n1"]}, {}, []) == []
+
+
+def test_slurm_preflight_host():
+    facts = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "wrong", "memtotal_mb": 1000}
+    assert [f["id"] for f in slurm_preflight_host("n1", facts, 1000)] == ["hostname_match", "memory_reserve"]
+    assert slurm_preflight_host("n1", facts, 1000, is_compute=False) == []
+    assert [f["id"] for f in slurm_preflight_host("n1", facts, 1000, skip=("hostname_match",))] == ["memory_reserve"]
+
+
+def test_preflight_line():
+    assert preflight_line({"id": "secrets", "severity": "error", "message": "bad key"}) == "[secrets] bad key"
+
+
+def test_wrapped_filters_keep_their_names_and_docs():
+    for func, name in ((slurm_nodes, "slurm_nodes"), (slurm_conf_lines, "slurm_conf_lines"), (slurm_merge_config, "slurm_merge_config")):
+        assert func.__name__ == name
+        assert func.__doc__

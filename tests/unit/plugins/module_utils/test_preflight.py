@@ -1,0 +1,287 @@
+import base64
+
+import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
+from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import (
+    check_groups,
+    check_munge_key,
+    check_partitions,
+    check_slurm_config,
+    host_findings,
+    inventory_findings,
+)
+
+GROUPS = {"slurmctld": ["ctl1"], "slurm_compute": ["node01", "node02"], "gpu": ["node02"], "empty": []}
+PARTITIONS = [{"name": "batch", "groups": ["slurm_compute"], "default": True}]
+GOOD_KEY = base64.b64encode(bytes(range(256)) * 4).decode()
+DEBIAN = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "node01", "memtotal_mb": 16000}
+
+
+def ids(findings):
+    return [f["id"] for f in findings]
+
+
+def only(findings):
+    assert len(findings) == 1, findings
+    return findings[0]
+
+
+def test_findings_have_the_documented_shape():
+    findings = inventory_findings({}, {"SelectType": "select/cgroup"}, [], "!!")
+    assert findings
+    for finding in findings:
+        assert set(finding) == {"id", "severity", "message"}
+        assert finding["severity"] in ("error", "warning")
+
+
+def test_inventory_findings_clean():
+    assert inventory_findings(GROUPS, {"SelectType": "select/cons_tres"}, PARTITIONS, GOOD_KEY) == []
+
+
+# --- groups ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        ({}, ["groups_present", "groups_present"]),
+        ({"slurmctld": ["ctl1"], "slurm_compute": []}, ["groups_present"]),
+        ({"slurmctld": ["c1", "c2"], "slurm_compute": ["n1"]}, []),
+        ({"slurmctld": ["c1", "c2", "c3"], "slurm_compute": ["n1"]}, ["controller_count"]),
+        ({"slurmctld": ["c1"], "slurm_compute": ["c1", "n1"]}, ["controller_not_compute"]),
+    ],
+    ids=["no-groups", "empty-compute", "primary-and-backup", "three-controllers", "controller-is-compute"],
+)
+def test_check_groups_ids(groups, expected):
+    assert ids(check_groups(groups)) == expected
+
+
+def test_check_groups_missing_names_the_group():
+    finding = only(check_groups({"slurmctld": ["ctl1"]}))
+    assert finding["severity"] == "error"
+    assert "slurm_compute" in finding["message"]
+
+
+def test_check_groups_three_controllers():
+    finding = only(check_groups({"slurmctld": ["c1", "c2", "c3"], "slurm_compute": ["n1"]}))
+    assert (finding["id"], finding["severity"]) == ("controller_count", "error")
+    assert "3 hosts (c1, c2, c3)" in finding["message"]
+
+
+def test_check_groups_overlap_is_a_warning():
+    finding = only(check_groups({"slurmctld": ["c1", "c2"], "slurm_compute": ["n1", "c2", "c1"]}))
+    assert finding["severity"] == "warning"
+    assert "hosts c1, c2 are in both" in finding["message"]
+
+
+# --- munge key ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, "", GOOD_KEY, base64.b64encode(b"k" * preflight.MUNGE_KEY_MIN_BYTES).decode(), base64.b64encode(b"k" * preflight.MUNGE_KEY_MAX_BYTES).decode()],
+    ids=["none", "empty", "1024-bytes", "min-length", "max-length"],
+)
+def test_check_munge_key_accepts(value):
+    assert check_munge_key(value) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("not base64!", "not valid base64"),
+        (GOOD_KEY[:-2], "not valid base64"),
+        (GOOD_KEY[:76] + "\n" + GOOD_KEY[76:], "not valid base64"),
+        (12345, "not valid base64"),
+        (base64.b64encode(b"short").decode(), "decodes to 5 bytes; munge needs 32 to 1024"),
+        (base64.b64encode(b"k" * 31).decode(), "decodes to 31 bytes"),
+        (base64.b64encode(b"k" * 1025).decode(), "decodes to 1025 bytes"),
+    ],
+    ids=["garbage", "bad-padding", "wrapped-lines", "not-a-string", "too-short", "one-below-min", "one-above-max"],
+)
+def test_check_munge_key_rejects(value, message):
+    finding = only(check_munge_key(value))
+    assert (finding["id"], finding["severity"]) == ("secrets", "error")
+    assert message in finding["message"]
+
+
+def test_check_munge_key_never_echoes_the_key():
+    value = base64.b64encode(b"topsecret").decode()
+    assert value not in only(check_munge_key(value))["message"]
+    assert "topsecret" not in only(check_munge_key(value))["message"]
+
+
+# --- slurm_config ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "fix"),
+    [
+        ({"SelectType": "select/cgroup"}, "use select/cons_tres"),
+        ({"SelectType": "select/cons_res"}, "select/cons_tres (select/cons_res was removed"),
+        ({"selecttype": " Select/CGroup "}, "use select/cons_tres"),
+        ({"SelectType": "select/magic"}, "use select/cons_tres or select/linear"),
+        ({"TopologyPlugin": "topology/cluster"}, "use topology/tree or topology/block"),
+        ({"TopologyPlugin": "topology/3d_torus"}, "topology/3d_torus was removed"),
+        ({"ProctrackType": "proctrack/cgroups"}, "use proctrack/cgroup"),
+        ({"TaskPlugin": "task/cgroups"}, "use task/cgroup"),
+    ],
+    ids=["select-cgroup", "select-cons-res", "case-and-space", "select-unknown", "topology-cluster", "topology-torus", "proctrack-cgroups", "task-cgroups"],
+)
+def test_check_slurm_config_bad_values(config, fix):
+    finding = only(check_slurm_config(config))
+    assert (finding["id"], finding["severity"]) == ("slurm_config_value", "error")
+    key, value = next(iter(config.items()))
+    assert "slurm_config.%s=%s does not exist in Slurm" % (key, value) in finding["message"]
+    assert fix in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("key", "fix"),
+    [
+        ("AccrueInterimStats", "AccountingStorageTRES"),
+        ("accrueinterimstats", "AccountingStorageTRES"),
+        ("ControlMachine", "use SlurmctldHost"),
+        ("BackupController", "second host in the slurmctld group"),
+        ("FastSchedule", "removed in Slurm 20.02"),
+        ("CryptoType", "removed in Slurm 23.11"),
+    ],
+    ids=["accrue-interim-stats", "lower-case", "control-machine", "backup-controller", "fast-schedule", "crypto-type"],
+)
+def test_check_slurm_config_unknown_keys(key, fix):
+    finding = only(check_slurm_config({key: "anything"}))
+    assert (finding["id"], finding["severity"]) == ("slurm_config_key", "error")
+    assert "slurm_config.%s: Slurm has no such parameter" % key in finding["message"]
+    assert fix in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        None,
+        {},
+        {"SelectType": "select/cons_tres", "TopologyPlugin": "topology/tree", "ProctrackType": "proctrack/cgroup"},
+        {"SelectType": "select/linear", "TopologyPlugin": "topology/block", "ProctrackType": "proctrack/pgid"},
+        {"SelectType": None, "TopologyPlugin": ["topology/cluster"], "SchedulerParameters": {"a": 1}, "ProctrackType": True},
+        {"ClusterName": "select/cgroup", "SlurmctldPort": 6817},
+    ],
+    ids=["none", "empty", "valid-choices", "other-valid-choices", "non-scalar-values-skipped", "other-keys-unchecked"],
+)
+def test_check_slurm_config_clean(config):
+    assert check_slurm_config(config) == []
+
+
+def test_check_slurm_config_linuxproc_warns_when_cgroups_enforced():
+    finding = only(check_slurm_config({"ProctrackType": "proctrack/linuxproc"}))
+    assert (finding["id"], finding["severity"]) == ("proctrack_cgroup", "warning")
+    assert "use proctrack/cgroup" in finding["message"]
+
+
+def test_check_slurm_config_linuxproc_is_fine_without_cgroups():
+    assert check_slurm_config({"ProctrackType": "proctrack/linuxproc"}, cgroups_enforced=False) == []
+
+
+def test_check_slurm_config_reports_every_problem():
+    config = {"SelectType": "select/cgroup", "TopologyPlugin": "topology/cluster", "AccrueInterimStats": 1, "ProctrackType": "proctrack/linuxproc"}
+    assert sorted(ids(check_slurm_config(config))) == ["proctrack_cgroup", "slurm_config_key", "slurm_config_value", "slurm_config_value"]
+
+
+# --- partitions --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("partitions", "messages"),
+    [
+        (PARTITIONS, []),
+        (None, []),
+        ([{"name": "a", "groups": ["gpu"], "default": True}, {"name": "b", "groups": ["gpu"], "default": True}], ["a, b are all default: true"]),
+        ([{"name": "x", "groups": ["nosuch"]}], ["partition x uses inventory group nosuch"]),
+        ([{"name": "y", "groups": ["slurm_compute", "empty"]}], ["partition y uses inventory group empty"]),
+    ],
+    ids=["clean", "none", "two-defaults", "missing-group", "empty-group"],
+)
+def test_check_partitions(partitions, messages):
+    findings = check_partitions(partitions, GROUPS)
+    assert [(f["id"], f["severity"]) for f in findings] == [("partitions", "error")] * len(messages)
+    assert all(messages[i] in findings[i]["message"] for i in range(len(messages)))
+
+
+# --- inventory_findings ------------------------------------------------------
+
+BROKEN = dict(
+    groups={"slurmctld": ["c1", "c2", "c3"], "slurm_compute": ["n1"]},
+    config={"ProctrackType": "proctrack/linuxproc", "SelectType": "select/cgroup"},
+    partitions=[{"name": "p", "groups": ["nosuch"]}],
+    munge_key="!!",
+)
+
+
+def test_inventory_findings_collects_all_checks():
+    assert ids(inventory_findings(**BROKEN)) == ["controller_count", "secrets", "slurm_config_value", "proctrack_cgroup", "partitions"]
+
+
+@pytest.mark.parametrize(
+    ("skip", "remaining"),
+    [
+        ((), ["controller_count", "secrets", "slurm_config_value", "proctrack_cgroup", "partitions"]),
+        (("proctrack_cgroup",), ["controller_count", "secrets", "slurm_config_value", "partitions"]),
+        (["controller_count", "secrets", "partitions"], ["slurm_config_value", "proctrack_cgroup"]),
+        (("no_such_id",), ["controller_count", "secrets", "slurm_config_value", "proctrack_cgroup", "partitions"]),
+    ],
+    ids=["nothing", "one", "several-as-list", "unknown-id"],
+)
+def test_inventory_findings_skip(skip, remaining):
+    assert ids(inventory_findings(skip=skip, **BROKEN)) == remaining
+
+
+def test_inventory_findings_passes_cgroups_enforced():
+    assert "proctrack_cgroup" not in ids(inventory_findings(cgroups_enforced=False, **BROKEN))
+
+
+# --- host_findings -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "facts", "kwargs", "expected"),
+    [
+        ("node01", DEBIAN, {}, []),
+        ("node01.cluster.example", DEBIAN, {}, []),
+        ("node01", dict(DEBIAN, distribution_major_version=13), {}, []),
+        ("node01", dict(DEBIAN, distribution="Ubuntu", distribution_major_version="24"), {}, ["os_supported"]),
+        ("node01", dict(DEBIAN, distribution_major_version="12"), {}, ["os_supported"]),
+        ("node01", None, {}, ["os_supported"]),
+        ("node01", dict(DEBIAN, hostname="other"), {}, ["hostname_match"]),
+        ("ctl1", dict(DEBIAN, hostname="other"), {"is_compute": False}, []),
+        ("node01", DEBIAN, {"memory_reserve_mb": 16000}, ["memory_reserve"]),
+        ("node01", DEBIAN, {"memory_reserve_mb": 15999}, []),
+        ("ctl1", dict(DEBIAN, hostname="ctl1"), {"memory_reserve_mb": 99999, "is_compute": False}, []),
+        ("node01", dict(DEBIAN, distribution="Rocky", hostname="x"), {"skip": ("os_supported",)}, ["hostname_match"]),
+    ],
+    ids=[
+        "clean",
+        "fqdn-inventory-name",
+        "int-major-version",
+        "other-os",
+        "older-debian",
+        "no-facts",
+        "hostname-mismatch",
+        "controller-hostname-not-checked",
+        "reserve-equals-memory",
+        "reserve-below-memory",
+        "controller-memory-not-checked",
+        "skip",
+    ],
+)
+def test_host_findings(name, facts, kwargs, expected):
+    findings = host_findings(name, facts, **kwargs)
+    assert ids(findings) == expected
+    assert all(f["severity"] == "error" for f in findings)
+
+
+def test_host_findings_messages_name_the_host():
+    facts = dict(DEBIAN, distribution="Ubuntu", distribution_major_version="24", hostname="other")
+    messages = [f["message"] for f in host_findings("node01", facts, memory_reserve_mb=20000)]
+    assert messages[0].startswith("node01 runs Ubuntu 24;")
+    assert messages[1].startswith("node01: its hostname is other")
+    assert messages[2].startswith("node01: slurm_node_memory_reserve_mb=20000 is not below its memory (16000 MB)")
