@@ -36,6 +36,8 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
     """NodeName attributes of each host in ``names``, from that host's own facts."""
     nodes = {}
     for name in names:
+        if name not in hostvars:
+            raise AnsibleFilterError("slurm_nodes: host %s is not in the inventory" % name)
         host = hostvars[name]
         nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config"))
     return nodes

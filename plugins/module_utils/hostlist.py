@@ -35,7 +35,7 @@ def _ranges(numbers, width):
 
 
 def compress(names):
-    """Return the shortest-form Slurm hostlist expression for ``names``.
+    """Return a compact Slurm hostlist expression for ``names``.
 
     Names are grouped by their non-numeric prefix and the width of their
     numeric suffix, so ``node9`` and ``node10`` stay distinct groups and

@@ -135,7 +135,7 @@ def check_slurm_config(config, cgroups_enforced=True):
                     "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix),
                 )
             )
-    proctrack = str((config or {}).get("ProctrackType", "")).lower()
+    proctrack = "".join(str(v).lower() for k, v in (config or {}).items() if k.lower() == "proctracktype")
     if cgroups_enforced and proctrack == "proctrack/linuxproc":
         findings.append(
             _finding(

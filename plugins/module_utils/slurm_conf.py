@@ -31,12 +31,15 @@ RESTART_REQUIRED = (
     "SlurmdPort",
 )
 
-# Keys written once per value, one line each, in the order given.
-MULTI_LINE_KEYS = ("SlurmctldHost", "Include")
+# Keys written once per value, one line each, in the order given (lower-cased).
+MULTI_LINE_KEYS = ("slurmctldhost", "include")
 
 # Keys that are structure, not parameters: they come from the node and
 # partition model, never from the parameter dict.
 STRUCTURE_KEYS = ("NodeName", "PartitionName", "NodeSet", "DownNodes", "FrontendName")
+_STRUCTURE_FOLDED = tuple(key.lower() for key in STRUCTURE_KEYS)
+# PartitionName parameters the model sets itself.
+_PARTITION_OWNED = ("partitionname", "nodes", "default")
 
 
 class SlurmConfError(ValueError):
@@ -61,7 +64,7 @@ def merge_config(*layers):
     spelled = {}
     for layer in layers:
         for key, value in (layer or {}).items():
-            if key in STRUCTURE_KEYS:
+            if key.lower() in _STRUCTURE_FOLDED:
                 raise SlurmConfError(
                     "slurm_config: %s is structure, not a parameter; declare nodes through inventory groups and slurm_partitions instead" % key
                 )
@@ -81,7 +84,7 @@ def parameter_lines(config):
     lines = []
     for key in sorted(config, key=str.lower):
         value = config[key]
-        if key in MULTI_LINE_KEYS and isinstance(value, (list, tuple)):
+        if key.lower() in MULTI_LINE_KEYS and isinstance(value, (list, tuple)):
             lines.extend("%s=%s" % (key, format_value(item)) for item in value)
         else:
             lines.append("%s=%s" % (key, format_value(value)))
@@ -185,8 +188,15 @@ def partition_lines(partitions, groups):
         words = ["PartitionName=%s" % name, "Nodes=%s" % compress(members)]
         words.append("Default=%s" % format_value(bool(partition.get("default"))))
         config = dict(partition.get("config") or {})
-        config.setdefault("State", "UP")
-        config.setdefault("MaxTime", "INFINITE")
+        owned = [key for key in config if key.lower() in _PARTITION_OWNED]
+        if owned:
+            raise SlurmConfError(
+                "slurm_partitions: partition %s sets %s in config; the collection sets them from name, groups and default" % (name, ", ".join(owned))
+            )
+        folded = {key.lower() for key in config}
+        for key, value in (("State", "UP"), ("MaxTime", "INFINITE")):
+            if key.lower() not in folded:
+                config[key] = value
         words.extend("%s=%s" % (key, format_value(config[key])) for key in sorted(config))
         lines.append(" ".join(words))
     return lines
@@ -201,7 +211,7 @@ def parse_parameters(text):
             continue
         key, value = line.split("=", 1)
         key = key.strip()
-        if key in STRUCTURE_KEYS:
+        if key.lower() in _STRUCTURE_FOLDED:
             continue
         params.setdefault(key.lower(), []).append(value.strip())
     return params

@@ -96,14 +96,21 @@ def main():
     if not secret:
         module.fail_json(msg="content for %s decodes to nothing" % dest)
 
+    directory = os.path.dirname(dest) or "."
+    if not os.path.isdir(directory):
+        module.fail_json(msg="directory %s for %s does not exist; install the package that owns it first" % (directory, dest))
     changed = _current(dest) != secret
     if changed and not module.check_mode:
-        directory = os.path.dirname(dest) or "."
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".key_file.")
         with os.fdopen(fd, "wb") as handle:
             handle.write(secret)
         os.chmod(tmp, 0o600)
-        module.atomic_move(tmp, dest)
+        if os.path.exists(dest):
+            module.atomic_move(tmp, dest)
+        else:
+            # atomic_move gives a new file 0666 & ~umask; a rename in the same
+            # directory is as atomic and keeps the secret 0600 until mode applies.
+            os.rename(tmp, dest)
     file_args = module.load_file_common_arguments(module.params)
     if os.path.exists(dest):
         changed = module.set_fs_attributes_if_different(file_args, changed)

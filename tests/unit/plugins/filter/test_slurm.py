@@ -87,8 +87,9 @@ def test_slurm_nodes_only_named_hosts():
         (["node01"], {"node01": {"ansible_facts": {}}}, 0, "host node01: hardware facts are missing"),
         (["node01"], HOSTVARS, 8000, "host node01: slurm_node_memory_reserve_mb=8000 leaves no memory"),
         (["node01"], {"node01": {"ansible_facts": FACTS, "slurm_node_config": {"NodeName": "x"}}}, 0, "must not set NodeName"),
+        (["ghost"], HOSTVARS, 0, "host ghost is not in the inventory"),
     ],
-    ids=["no-facts-key", "empty-facts", "reserve-too-big", "node-config-sets-nodename"],
+    ids=["no-facts-key", "empty-facts", "reserve-too-big", "node-config-sets-nodename", "unknown-host"],
 )
 def test_slurm_nodes_errors_are_filter_errors(names, hostvars, memory_reserve_mb, message):
     with pytest.raises(AnsibleFilterError, match=message):

@@ -285,3 +285,8 @@ def test_host_findings_messages_name_the_host():
     assert messages[0].startswith("node01 runs Ubuntu 24;")
     assert messages[1].startswith("node01: its hostname is other")
     assert messages[2].startswith("node01: slurm_node_memory_reserve_mb=20000 is not below its memory (16000 MB)")
+
+
+def test_check_slurm_config_linuxproc_warns_in_any_case():
+    findings = preflight.check_slurm_config({"proctracktype": "proctrack/linuxproc"})
+    assert [f["id"] for f in findings] == ["proctrack_cgroup"]

@@ -344,3 +344,18 @@ def test_restart_keys_of_generated_lines():
 
     assert restart_keys(render(config), render(dict(config, SlurmctldPort=6900))) == ["SlurmctldPort"]
     assert restart_keys(render(config), render(dict(config, ClusterName="b"))) == []
+
+
+def test_partition_config_keys_fold_case():
+    [line] = slurm_conf.partition_lines([{"name": "p", "groups": ["g"], "config": {"state": "DOWN", "maxtime": "1:00:00"}}], {"g": ["n1"]})
+    assert line == "PartitionName=p Nodes=n1 Default=NO maxtime=1:00:00 state=DOWN"
+
+
+@pytest.mark.parametrize("key", ["Nodes", "default", "PartitionName"], ids=["nodes", "default", "name"])
+def test_partition_config_cannot_set_what_the_model_owns(key):
+    with pytest.raises(slurm_conf.SlurmConfError, match="partition p sets %s in config" % key):
+        slurm_conf.partition_lines([{"name": "p", "groups": ["g"], "config": {key: "x"}}], {"g": ["n1"]})
+
+
+def test_multi_line_keys_fold_case():
+    assert slurm_conf.parameter_lines({"slurmctldhost": ["a", "b"]}) == ["slurmctldhost=a", "slurmctldhost=b"]

@@ -36,9 +36,9 @@ def run_module(monkeypatch, tmp_path):
 
     def run(main, args, check_mode=False):
         module_args = dict(args, _ansible_check_mode=check_mode, _ansible_tmpdir=str(module_tmp), _ansible_remote_tmp=str(module_tmp))
-        # ansible-core 2.19 reads the arguments and their serialization profile from these globals.
+        # ansible-core 2.19 reads the arguments and their serialization profile (new in 2.19) from these globals.
         monkeypatch.setattr(basic, "_ANSIBLE_ARGS", json.dumps({"ANSIBLE_MODULE_ARGS": module_args}).encode())
-        monkeypatch.setattr(basic, "_ANSIBLE_PROFILE", "legacy")
+        monkeypatch.setattr(basic, "_ANSIBLE_PROFILE", "legacy", raising=False)
         with pytest.raises(ModuleExit) as exited:
             main()
         run.module = exited.value.module

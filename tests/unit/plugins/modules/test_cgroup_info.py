@@ -88,6 +88,7 @@ def run(run_module, monkeypatch):
             return fstype
 
         monkeypatch.setattr(cgroup_info, "_fstype", fake_fstype)
+        # In check mode too: the module only reads, and says so (supports_check_mode).
         result = run_module(cgroup_info.main, {"root": str(root)}, check_mode=True)
         assert result["changed"] is False
         assert set(result) == {"changed", "cgroup"}
