@@ -4,6 +4,8 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import hostlist, preflight, slurm_conf

@@ -4,6 +4,8 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 # Controllers Slurm's cgroup plugins need (cgroup.conf(5), "cgroup/v1" and
 # "cgroup/v2"): v1 proctrack uses freezer, task/cgroup uses cpuset, memory and
 # devices; v2 needs cpuset and memory delegated (devices are eBPF programs there).

@@ -4,6 +4,8 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 import re
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
@@ -79,7 +81,7 @@ def _split_top_level(expression):
 
 
 def expand(expression):
-    """Expand a hostlist expression (one bracket per name) into host names."""
+    """Expand a hostlist expression into host names."""
     names = []
     for part in _split_top_level(expression):
         match = _BRACKET.match(part)
@@ -91,5 +93,7 @@ def expand(expression):
             low, high = (item.split("-", 1) + [""])[:2]
             width = len(low)
             for number in range(int(low), int(high or low) + 1):
-                names.append("%s%0*d%s" % (prefix, width, number, suffix))
+                name = "%s%0*d%s" % (prefix, width, number, suffix)
+                # Several bracket groups (rack[1-2]_n[1-8]) expand left to right.
+                names.extend(expand(name) if "[" in suffix else [name])
     return names

@@ -9,6 +9,8 @@ names the variable, the value seen and the fix.
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 import base64
 import binascii
 

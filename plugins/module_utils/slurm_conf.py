@@ -8,6 +8,8 @@ prints the lines this module returns.
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # Parameters that `scontrol reconfigure` cannot change, so a change needs a

@@ -4,6 +4,8 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 DOCUMENTATION = r"""
 ---
 module: key_file
