@@ -7,15 +7,16 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean
+.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, ansible-test sanity, build, molecule startup scenario"
+	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup scenario"
 	@echo "make scenario S=x   one molecule scenario end to end"
-	@echo "make bench          converge benchmark (bench/README.md)"
+	@echo "make bench          converge and topology benchmarks (bench/README.md)"
+	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -43,7 +44,7 @@ lab-shell:
 lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
-test: lint unit sanity build
+test: lint unit sanity build topology-it
 	$(MAKE) scenario S=startup
 
 lint: $(VENV)/.stamp collection
@@ -63,6 +64,11 @@ scenario: $(VENV)/.stamp collection image
 
 bench: $(VENV)/.stamp collection image
 	bash bench/converge.sh
+	python bench/topology.py
+
+# Real fabric captures -> topology.conf -> a real slurmctld (skipped without ../shared/fabrics).
+topology-it: $(VENV)/.stamp collection image
+	python tests/integration/topology_slurmctld.py
 
 build: $(VENV)/.stamp
 	bash tests/build.sh

@@ -85,6 +85,26 @@ def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip
     return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip)
 
 
+def slurm_topology_switches(names, hostvars, spines=None):
+    """Switches for aicluster.slurm.slurm_topology from inventory: each host's
+    ``slurm_topology_leaf`` variable names its leaf; ``spines`` maps an upper
+    switch to its child switches. Hosts without a leaf are left out (the module
+    then reports them as under no switch)."""
+    leaves = {}
+    for name in names:
+        if name not in hostvars:
+            raise AnsibleFilterError("slurm_topology_switches: host %s is not in the inventory" % name)
+        leaf = hostvars[name].get("slurm_topology_leaf")
+        if leaf:
+            leaves.setdefault(str(leaf), []).append(slurm_conf.short_name(name))
+    switches = [{"name": leaf, "nodes": sorted(nodes)} for leaf, nodes in sorted(leaves.items())]
+    for spine, children in sorted((spines or {}).items()):
+        if isinstance(children, str):
+            children = [children]
+        switches.append({"name": spine, "switches": list(children)})
+    return switches
+
+
 def preflight_line(finding):
     """One finding as ``[id] message``."""
     return "[%s] %s" % (finding["id"], finding["message"])
@@ -103,4 +123,5 @@ class FilterModule(object):
             "slurm_preflight_host": slurm_preflight_host,
             "slurm_preflight_inventory": slurm_preflight_inventory,
             "slurm_restart_keys": slurm_restart_keys,
+            "slurm_topology_switches": slurm_topology_switches,
         }

@@ -15,6 +15,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_preflight_host,
     slurm_preflight_inventory,
     slurm_restart_keys,
+    slurm_topology_switches,
 )
 
 FACTS = {"processor_count": 1, "processor_cores": 4, "processor_threads_per_core": 1, "processor_vcpus": 4, "memtotal_mb": 8000}
@@ -44,6 +45,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_preflight_host": slurm_preflight_host,
         "slurm_preflight_inventory": slurm_preflight_inventory,
         "slurm_restart_keys": slurm_restart_keys,
+        "slurm_topology_switches": slurm_topology_switches,
     }
 
 
@@ -187,3 +189,23 @@ def test_wrapped_filters_keep_their_names_and_docs():
     for func, name in ((slurm_nodes, "slurm_nodes"), (slurm_conf_lines, "slurm_conf_lines"), (slurm_merge_config, "slurm_merge_config")):
         assert func.__name__ == name
         assert func.__doc__
+
+
+def test_slurm_topology_switches_from_host_variables():
+    hostvars = {
+        "gpu1.example": {"slurm_topology_leaf": "leaf1"},
+        "gpu2": {"slurm_topology_leaf": "leaf2"},
+        "gpu3": {"slurm_topology_leaf": "leaf1"},
+        "cpu1": {},
+    }
+    assert slurm_topology_switches(["gpu3", "gpu1.example", "gpu2", "cpu1"], hostvars, {"spine": ["leaf1", "leaf2"], "core": "spine"}) == [
+        {"name": "leaf1", "nodes": ["gpu1", "gpu3"]},
+        {"name": "leaf2", "nodes": ["gpu2"]},
+        {"name": "core", "switches": ["spine"]},
+        {"name": "spine", "switches": ["leaf1", "leaf2"]},
+    ]
+
+
+def test_slurm_topology_switches_unknown_host():
+    with pytest.raises(AnsibleFilterError, match="host ghost is not in the inventory"):
+        slurm_topology_switches(["ghost"], {})

@@ -1,0 +1,784 @@
+import importlib.util
+import pathlib
+import random
+import re
+
+import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
+    MAX_NAME_LEN,
+    FabricError,
+    natural_sorted,
+    normalize_guid,
+    parse,
+    parse_guid_map,
+    sanitize_name,
+    switch_names,
+    to_tree,
+)
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "ibnetdiscover"
+# Real captures: evaluation data kept outside the collection (../shared/fabrics), read only when present.
+CAPTURES = pathlib.Path(__file__).resolve().parents[4].parent / "shared" / "fabrics"
+needs_captures = pytest.mark.skipif(not CAPTURES.is_dir(), reason="real fabric captures (../shared/fabrics) not present")
+
+SLURM_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def fixture(name):
+    return (FIXTURES / name).read_text()
+
+
+def capture(name):
+    path = CAPTURES / name
+    if not path.is_file():
+        pytest.skip("capture %s not present" % name)
+    return path.read_text()
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def records(text):
+    """Split ibnetdiscover text into (preamble lines, record blocks); a record starts at ``vendid=``."""
+    preamble, blocks = [], []
+    for line in text.splitlines():
+        if line.strip().startswith("vendid="):
+            blocks.append([])
+        if not line.strip():
+            continue
+        (blocks[-1] if blocks else preamble).append(line)
+    return preamble, blocks
+
+
+def shuffled(text, seed):
+    preamble, blocks = records(text)
+    random.Random(seed).shuffle(blocks)
+    return "\n".join(preamble) + "\n\n" + "\n\n".join("\n".join(block) for block in blocks) + "\n"
+
+
+def single_spaces(line):
+    """Tabs and runs of blanks outside double quotes become one space, as in some captures."""
+    parts = line.split('"')
+    return '"'.join(re.sub(r"[ \t]+", " ", part) if index % 2 == 0 else part for index, part in enumerate(parts))
+
+
+def variants(text):
+    """The same fabric written the ways ibnetdiscover output reaches us."""
+    preamble, blocks = records(text)
+    body = ["\n".join(block) for block in blocks]
+    return {
+        "shuffled": shuffled(text, 1),
+        "reversed": "\n".join(preamble) + "\n\n" + "\n\n".join(reversed(body)) + "\n",
+        "no-blank-lines": "\n".join(line for line in text.splitlines() if line.strip()),
+        "whitespace-separators": "\n \t\n".join(["\n".join(preamble)] + body),
+        "single-spaces": "\n".join(single_spaces(line) for line in text.splitlines()),
+        "crlf": text.replace("\n", "\r\n"),
+        "stderr-noise": "ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1)\n" + text,
+    }
+
+
+def signature(fabric):
+    nodes = sorted((node.guid, node.kind, node.desc, node.nports, node.has_record) for node in fabric.nodes.values())
+    links = [(link.a_guid, link.a_port, link.b_guid, link.b_port, link.width, link.speed) for link in fabric.links]
+    return nodes, links
+
+
+def check_tree(tree):
+    """What slurmctld checks in topology.conf (switch_record.c), plus our own promises."""
+    switches = tree["switches"]
+    assert switches, "no switches"
+    for name, entry in switches.items():
+        assert len(name) < 64, name
+        assert len(name) <= MAX_NAME_LEN
+        assert SLURM_NAME.match(name), name
+        assert set(entry) == {"switches", "nodes"}
+        assert not (entry["switches"] and entry["nodes"]), "%s has both child switches and nodes" % name
+        assert entry["switches"] or entry["nodes"], "%s has no children" % name
+        assert name not in entry["switches"], "%s lists itself" % name
+        for child in entry["switches"]:
+            assert child in switches, "%s has invalid child %s" % (name, child)
+        for listed in (entry["switches"], entry["nodes"]):
+            assert listed == natural_sorted(listed), "%s: children not sorted or duplicated" % name
+        for host in entry["nodes"]:
+            assert SLURM_NAME.match(host), host
+    # Acyclic, and levels is the longest leaf-to-top chain.
+    state = {}
+    height = {}
+
+    def visit(name, path):
+        if state.get(name) == "active":
+            raise AssertionError("cycle: %s" % " -> ".join(path + [name]))
+        if state.get(name) == "done":
+            return height[name]
+        state[name] = "active"
+        below = [visit(child, path + [name]) for child in switches[name]["switches"]]
+        state[name] = "done"
+        height[name] = 1 + max(below, default=0)
+        return height[name]
+
+    assert max(visit(name, []) for name in switches) == tree["levels"]
+    return switches
+
+
+def hosts_of(tree):
+    return {host for entry in tree["switches"].values() for host in entry["nodes"]}
+
+
+def leaves_per_host(tree):
+    count = {}
+    for entry in tree["switches"].values():
+        for host in entry["nodes"]:
+            count[host] = count.get(host, 0) + 1
+    return count
+
+
+def roots(tree):
+    children = {child for entry in tree["switches"].values() for child in entry["switches"]}
+    return sorted(set(tree["switches"]) - children)
+
+
+def warning(tree, pattern):
+    found = [text for text in tree["warnings"] if re.search(pattern, text)]
+    assert found, "no warning matching %r in %r" % (pattern, tree["warnings"])
+    return found[0]
+
+
+# ---------------------------------------------------------------- parser
+
+
+@pytest.mark.parametrize(
+    ("name", "switches", "cas", "links"),
+    [
+        ("fat_tree_2level.txt", 5, 9, 21),
+        ("fat_tree_3level.txt", 10, 8, 24),
+        ("spine_mesh.txt", 5, 6, 14),
+        ("rail_optimized.txt", 3, 6, 10),
+        ("ndr_sharp_unnamed.txt", 4, 12, 18),
+        ("quirks_stderr_spaces.txt", 2, 3, 6),
+        ("no_blank_lines.txt", 3, 4, 6),
+        ("two_port_hca.txt", 1, 3, 4),
+        ("chassis_grouped.txt", 5, 4, 12),
+    ],
+    ids=["2level-parallel", "3level", "spine-mesh", "rail", "sharp-unnamed", "stderr-spaces-loopback", "no-blank-lines", "two-port-hca", "grouped-g"],
+)
+def test_parse_counts(name, switches, cas, links):
+    fabric = parse(fixture(name))
+    kinds = [node.kind for node in fabric.nodes.values()]
+    assert (kinds.count("switch"), kinds.count("ca"), len(fabric.links)) == (switches, cas, links)
+    assert all(node.has_record for node in fabric.nodes.values())
+    assert fabric.records == switches + cas
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["fat_tree_2level.txt", "spine_mesh.txt", "ndr_sharp_unnamed.txt", "quirks_stderr_spaces.txt", "chassis_grouped.txt", "two_port_hca.txt"],
+    ids=["2level", "spine-mesh", "sharp", "quirks", "grouped-g", "two-port"],
+)
+def test_parse_ignores_layout(name):
+    text = fixture(name)
+    expected = signature(parse(text))
+    for label, variant in variants(text).items():
+        assert signature(parse(variant)) == expected, label
+
+
+def test_parse_node_fields():
+    fabric = parse(fixture("fat_tree_2level.txt"))
+    spine = fabric.nodes["0x0002c90300f00101"]
+    assert (spine.kind, spine.desc, spine.nports, spine.sysimgguid) == ("switch", "MF0;spine1:MQM9790/U1", 65, "0x0002c90300f00101")
+    host = fabric.nodes["0x0002c90300a00010"]
+    assert (host.kind, host.desc, host.nports, host.port_guids) == ("ca", "node01 mlx5_0", 1, {1: "0x0002c90300a00011"})
+    assert all(re.match(r"^0x[0-9a-f]{16}$", guid) for guid in fabric.nodes)
+
+
+def test_parse_parallel_links_kept_apart():
+    fabric = parse(fixture("fat_tree_2level.txt"))
+    between = [(link.a_port, link.b_port) for link in fabric.links if {link.a_guid, link.b_guid} == {"0x0002c90300f00101", "0x0002c90300f00201"}]
+    assert sorted(between) == [(1, 33), (2, 34)]
+
+
+def test_parse_rates():
+    fabric = parse(fixture("quirks_stderr_spaces.txt"))
+    rates = {(link.a_guid[-3:], link.a_port, link.b_guid[-3:], link.b_port): (link.width, link.speed) for link in fabric.links}
+    assert rates[("701", 3, "702", 1)] == ("4x", "FDR")
+    assert rates[("730", 1, "702", 3)] == ("4x", "SDR")
+    assert rates[("701", 1, "701", 2)] == ("4x", "EDR")
+
+
+def test_parse_description_with_hash():
+    fabric = parse(fixture("spine_mesh.txt"))
+    assert fabric.nodes["0x0002c90300f00401"].desc == "Voltaire 4036 # spine-a"
+
+
+def test_parse_grouped_ext_ports():
+    fabric = parse(fixture("chassis_grouped.txt"))
+    ends = {((link.a_guid, link.a_port), (link.b_guid, link.b_port)) for link in fabric.links}
+    assert (("0x0008f10400b10101", 1), ("0x0008f10400c20001", 9)) in ends
+    assert (("0x0008f10400b10102", 2), ("0x0008f10400c20002", 10)) in ends
+    assert fabric.nodes["0x0008f10400b10001"].desc == "ISR9288 Voltaire sFB-12D"
+
+
+def test_parse_loopback_once():
+    fabric = parse(fixture("quirks_stderr_spaces.txt"))
+    loops = sorted((link.a_port, link.b_port) for link in fabric.links if link.loopback)
+    assert loops == [(1, 2), (19, 21)]
+
+
+def test_parse_peer_without_record():
+    text = "\n".join(
+        [
+            'Switch\t36 "S-0002c90300f0aa01"\t\t# "MF0;lonely:QM8700/U1" enhanced port 0 lid 1 lmc 0',
+            '[1]\t"H-0002c90300a0aa10"[1](2c90300a0aa11) \t\t# "n1 mlx5_0" lid 2 4xHDR',
+            '[2]\t"S-0002c90300f0aa02"[7]\t\t# "MF0;hidden:QM8700/U1" lid 3 4xHDR',
+        ]
+    )
+    fabric = parse(text)
+    host = fabric.nodes["0x0002c90300a0aa10"]
+    other = fabric.nodes["0x0002c90300f0aa02"]
+    assert (host.kind, host.desc, host.has_record, host.port_guids) == ("ca", "n1 mlx5_0", False, {1: "0x0002c90300a0aa11"})
+    assert (other.kind, other.desc, other.has_record) == ("switch", "MF0;hidden:QM8700/U1", False)
+    assert len(fabric.links) == 2
+
+
+def test_parse_keeps_slower_report():
+    text = "\n".join(
+        [
+            'Switch\t36 "S-0000000000000001"\t\t# "a" enhanced port 0 lid 1 lmc 0',
+            '[1]\t"S-0000000000000002"[1]\t\t# "b" lid 2 4xEDR',
+            'Switch\t36 "S-0000000000000002"\t\t# "b" enhanced port 0 lid 2 lmc 0',
+            '[1]\t"S-0000000000000001"[1]\t\t# "a" lid 1 1xEDR',
+        ]
+    )
+    lines = text.splitlines()
+    for order in (text, "\n".join(lines[2:] + lines[:2])):
+        (link,) = parse(order).links
+        assert (link.width, link.speed) == ("1x", "EDR")
+
+
+def test_parse_one_sided_links():
+    """Links reported only by the switch (CA records cut off) are still there."""
+    text = fixture("no_blank_lines.txt")
+    cut = [line for line in text.splitlines() if not line.startswith(("Ca", "[1](", "caguid"))]
+    fabric = parse("\n".join(cut))
+    assert len(fabric.links) == 6
+    assert sum(1 for node in fabric.nodes.values() if node.kind == "ca" and not node.has_record) == 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\n \n",
+        "ibwarn: [123] main: discover failed\nsrc/ibnetdisc.c:811; Failed to resolve self\n",
+        "CA    12  1 0x0002c90300a00011 4x NDR - SW     3   1 0x0002c90300f00201 ( 'node01 mlx5_0' - 'MF0;leaf1:MQM9790/U1' )\n",
+    ],
+    ids=["empty", "blank", "errors-only", "ports-report-p"],
+)
+def test_parse_rejects_non_topology(text):
+    with pytest.raises(FabricError, match="no Switch, Ca or Rt record"):
+        parse(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("S-0002c90300f00101", "0x0002c90300f00101"), ("0x2C90300F00101", "0x0002c90300f00101"), ("e41d2d030003e470", "0xe41d2d030003e470")],
+    ids=["prefixed", "upper-unpadded", "bare"],
+)
+def test_normalize_guid(value, expected):
+    assert normalize_guid(value) == expected
+
+
+# ---------------------------------------------------------------- guid map
+
+
+def test_parse_guid_map_formats():
+    text = "\n".join(
+        [
+            "# node-name-map",
+            '0x0002c90300a00620 "hgx02 mlx5_0"',
+            '0x2C90300A00630   "hgx04"   # trailing comment',
+            "H-003048c74e4a0000 x5570comp1",
+            "78e7d10300227744 sl390lin1  # unquoted with comment",
+            "",
+            "   # indented comment",
+        ]
+    )
+    assert parse_guid_map(text) == {
+        "0x0002c90300a00620": "hgx02 mlx5_0",
+        "0x0002c90300a00630": "hgx04",
+        "0x003048c74e4a0000": "x5570comp1",
+        "0x78e7d10300227744": "sl390lin1",
+    }
+
+
+@pytest.mark.parametrize("line", ["0x0002c90300a00620", "not a guid line", '0xzz "x"'], ids=["no-name", "words", "bad-hex"])
+def test_parse_guid_map_rejects(line):
+    with pytest.raises(FabricError, match="line 2"):
+        parse_guid_map('0x1 "ok"\n' + line)
+
+
+# ---------------------------------------------------------------- switch names
+
+
+def _switch_text(descs):
+    lines = []
+    for index, desc in enumerate(descs, 1):
+        lines.append('Switch\t36 "S-%016x"\t\t# "%s" enhanced port 0 lid %d lmc 0' % (0xABC000 + index, desc, index))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("desc", "expected"),
+    [
+        ("MF0;A09-P1-IBLEAF-04-04:MQM9701/U1", "A09-P1-IBLEAF-04-04"),
+        ("Voltaire 4036 # 4036-8C5C", "Voltaire-4036-4036-8C5C"),
+        ("Voltaire 4036 - 36 QDR ports switch", "Voltaire-4036-36-QDR-ports-switch"),
+        ('sw[1],a=b;c:d "q"', "sw-1-a-b-c-d-q"),
+        ("", "sw-0000000000abc001"),
+        ("  ;;  ", "sw-0000000000abc001"),
+    ],
+    ids=["mf0", "hash", "dashes-collapse", "specials", "empty", "only-specials"],
+)
+def test_switch_name_from_description(desc, expected):
+    fabric = parse(_switch_text([desc]))
+    assert switch_names(fabric) == {"0x0000000000abc001": expected}
+
+
+def test_switch_names_duplicates_fall_back_to_guid():
+    fabric = parse(_switch_text(["Infiniscale-IV Mellanox Technologies", "Infiniscale-IV Mellanox Technologies", "MF0;core:QM9700/U1"]))
+    assert switch_names(fabric) == {
+        "0x0000000000abc001": "sw-0000000000abc001",
+        "0x0000000000abc002": "sw-0000000000abc002",
+        "0x0000000000abc003": "core",
+    }
+
+
+def test_switch_names_long_are_cut_and_unique():
+    long_a = "MF0;" + "x" * 70 + "-a:QM9700/U1"
+    long_b = "MF0;" + "x" * 70 + "-b:QM9700/U1"
+    names = switch_names(parse(_switch_text([long_a, long_b, "y" * 64])))
+    assert len(set(names.values())) == 3
+    assert all(len(name) < 64 for name in names.values())
+    assert names["0x0000000000abc001"].endswith("0abc001")
+
+
+def test_switch_names_from_guid_map():
+    fabric = parse(_switch_text(["Infiniscale-IV Mellanox Technologies", "MF0;core:QM9700/U1"]))
+    names = switch_names(fabric, {"S-0000000000abc001": "rack 12 / leaf"})
+    assert names["0x0000000000abc001"] == "rack-12-leaf"
+
+
+def test_switch_names_stable_across_record_order():
+    text = fixture("spine_mesh.txt")
+    expected = switch_names(parse(text))
+    for seed in range(5):
+        assert switch_names(parse(shuffled(text, seed))) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("a b", "a-b"), ("--a--b--", "a-b"), ("é/ü", ""), ("leaf.1", "leaf.1")], ids=["space", "dashes", "non-ascii", "dot"]
+)
+def test_sanitize_name(text, expected):
+    assert sanitize_name(text) == expected
+
+
+# ---------------------------------------------------------------- to_tree on synthetic fabrics
+
+
+def tree_of(name, **kwargs):
+    tree = to_tree(parse(fixture(name)), **kwargs)
+    check_tree(tree)
+    return tree
+
+
+def test_two_level_fat_tree():
+    tree = tree_of("fat_tree_2level.txt")
+    assert tree["switches"] == {
+        "leaf1": {"switches": [], "nodes": ["node01", "node02", "node03"]},
+        "leaf2": {"switches": [], "nodes": ["node04", "node05", "node06"]},
+        "leaf3": {"switches": [], "nodes": ["node07", "node08", "node09"]},
+        "spine1": {"switches": ["leaf1", "leaf2", "leaf3"], "nodes": []},
+        "spine2": {"switches": ["leaf1", "leaf2", "leaf3"], "nodes": []},
+    }
+    assert list(tree["switches"]) == ["leaf1", "leaf2", "leaf3", "spine1", "spine2"]
+    assert (tree["levels"], tree["excluded"], tree["warnings"]) == (2, [], [])
+
+
+def test_three_level_fat_tree():
+    tree = tree_of("fat_tree_3level.txt")
+    assert tree["levels"] == 3
+    assert roots(tree) == ["core1", "core2"]
+    assert tree["switches"]["core1"]["switches"] == ["pod1-spine1", "pod1-spine2", "pod2-spine1", "pod2-spine2"]
+    assert tree["switches"]["pod2-spine1"]["switches"] == ["pod2-leaf1", "pod2-leaf2"]
+    assert tree["switches"]["pod1-leaf2"]["nodes"] == ["gpu003", "gpu004"]
+    assert tree["warnings"] == []
+
+
+def test_spine_mesh_is_not_a_cycle():
+    tree = tree_of("spine_mesh.txt")
+    spines = ("Voltaire-4036-spine-a", "Voltaire-4036-spine-b")
+    leaves = ["sw-0002c90300f00410", "sw-0002c90300f00411", "sw-0002c90300f00412"]
+    for spine in spines:
+        assert tree["switches"][spine] == {"switches": leaves, "nodes": []}
+    assert warning(tree, "within one tier").endswith("Voltaire-4036-spine-a <-> Voltaire-4036-spine-b")
+    assert tree["levels"] == 2
+
+
+def test_rail_optimized_all_rails():
+    tree = tree_of("rail_optimized.txt")
+    assert leaves_per_host(tree) == {"dgx01": 2, "dgx02": 2, "dgx03": 2}
+    text = warning(tree, "more than one leaf")
+    assert "found 3 hosts" in text
+    assert "hca_names" in text
+    assert "dgx01 under su1-rail1, su1-rail2" in text
+
+
+@pytest.mark.parametrize(("hca", "leaf", "dropped"), [("mlx5_0", "su1-rail1", "su1-rail2"), ("mlx5_1", "su1-rail2", "su1-rail1")], ids=["rail0", "rail1"])
+def test_rail_optimized_one_rail(hca, leaf, dropped):
+    tree = tree_of("rail_optimized.txt", hca_names=[hca])
+    assert tree["switches"] == {leaf: {"switches": [], "nodes": ["dgx01", "dgx02", "dgx03"]}, "su1-spine": {"switches": [leaf], "nodes": []}}
+    assert not any("more than one leaf" in text for text in tree["warnings"])
+    assert dropped in warning(tree, "only excluded endpoints")
+    assert sum("not in hca_names" in item["reason"] for item in tree["excluded"]) == 3
+
+
+def _reasons(tree):
+    return {item["endpoint"]: item["reason"] for item in tree["excluded"]}
+
+
+def test_sharp_unnamed_generic():
+    tree = tree_of("ndr_sharp_unnamed.txt")
+    assert hosts_of(tree) == {"hgx01", "hgx03", "ufm-01"}
+    reasons = _reasons(tree)
+    assert sum("SHARP aggregation node" in reason for reason in reasons.values()) == 4
+    assert reasons['"MT4129 ConnectX7 Mellanox Technologies" (0x0002c90300a00620)'].startswith("unnamed")
+    assert "not a unique host name" in reasons['"localhost mlx5_0" (0x0002c90300a00630)']
+    assert "not a unique host name" in reasons['"ubuntu mlx5_0" (0x0002c90300a00670)']
+    assert len(tree["excluded"]) == 9
+
+
+def test_leaf_with_only_excluded_hosts_is_not_a_parent():
+    """The topograph quirk: a storage leaf above the spine would make the tree upside down."""
+    tree = tree_of("ndr_sharp_unnamed.txt")
+    assert "storage-leaf-01" not in tree["switches"]
+    assert roots(tree) == ["ib-spine-01"]
+    assert tree["switches"]["ib-spine-01"]["switches"] == ["ib-leaf-01", "ib-leaf-02"]
+    assert "storage-leaf-01" in warning(tree, "only excluded endpoints")
+
+
+def test_guid_map_and_exclude():
+    guid_map = parse_guid_map(fixture("ndr_sharp_unnamed_guid_map.txt"))
+    tree = tree_of("ndr_sharp_unnamed.txt", guid_map=guid_map, exclude=["^ufm", "storage"])
+    assert tree["switches"]["ib-leaf-01"]["nodes"] == ["hgx01", "hgx02"]
+    assert tree["switches"]["ib-leaf-02"]["nodes"] == ["hgx03"]
+    reasons = _reasons(tree)
+    assert reasons['"ufm-01 mlx5_0" (0x0002c90300a00660)'] == "matches exclude pattern '^ufm'"
+    assert reasons['"storage-01" (0x0002c90300a00680)'] == "matches exclude pattern 'storage'"
+
+
+@pytest.mark.parametrize(
+    "desc",
+    ["MT4129 ConnectX7 Mellanox Technologies", "MT25408 ConnectX Mellanox Technologies", "Mellanox Technologies ConnectX-6", "ConnectX-7 HCA", ""],
+    ids=["mt4129", "mt25408", "vendor-first", "connectx", "empty"],
+)
+def test_model_only_descriptions_are_unnamed(desc):
+    text = fixture("two_port_hca.txt").replace('"io03 HCA-1"', '"%s"' % desc)
+    tree = to_tree(parse(text))
+    assert hosts_of(tree) == {"io01", "io02"}
+    (item,) = tree["excluded"]
+    assert item["endpoint"].endswith("(0x0002c90300a00920)")
+    assert item["reason"].startswith("unnamed")
+
+
+def test_string_arguments_act_as_one_item_lists():
+    fabric = parse(fixture("ndr_sharp_unnamed.txt"))
+    assert to_tree(fabric, hca_names="mlx5_0", exclude="^ufm") == to_tree(fabric, hca_names=["mlx5_0"], exclude=["^ufm"])
+    assert "ufm-01" not in hosts_of(to_tree(fabric, exclude="^ufm"))
+
+
+def test_guid_map_by_port_guid():
+    fabric = parse(fixture("ndr_sharp_unnamed.txt"))
+    tree = to_tree(fabric, guid_map={"0x0002c90300a00651": "hgx05"})  # port 1 GUID of an unnamed CA
+    assert "hgx05" in tree["switches"]["ib-leaf-02"]["nodes"]
+
+
+def test_domain_is_stripped():
+    tree = tree_of("ndr_sharp_unnamed.txt")
+    assert "hgx03" in tree["switches"]["ib-leaf-02"]["nodes"]
+
+
+def test_loopbacks_and_leaf_to_leaf():
+    tree = tree_of("quirks_stderr_spaces.txt")
+    assert tree["switches"] == {
+        "edge-7a": {"switches": [], "nodes": ["lab02", "lab03"]},
+        "SwitchIB-Mellanox-Technologies": {"switches": [], "nodes": ["lab01"]},
+        "fabric-root": {"switches": ["edge-7a", "SwitchIB-Mellanox-Technologies"], "nodes": []},
+    }
+    assert tree["levels"] == 2
+    warning(tree, "added the logical root fabric-root over SwitchIB-Mellanox-Technologies,edge-7a")
+
+
+def test_leaf_to_leaf_without_a_logical_root_warns_as_slurmctld_would():
+    tree = tree_of("quirks_stderr_spaces.txt", root_name=None)
+    assert sorted(tree["switches"]) == ["SwitchIB-Mellanox-Technologies", "edge-7a"]
+    loops = [item["endpoint"] for item in tree["excluded"] if item["reason"].startswith("loopback")]
+    assert loops == ["SwitchIB-Mellanox-Technologies port 1 <-> port 2", "SwitchIB-Mellanox-Technologies port 19 <-> port 21"]
+    warning(tree, "ignored 2 loopback cables")
+    warning(tree, "no switch reaches all compute leaves")
+    warning(tree, "within one tier")
+
+
+def test_two_port_hca_on_one_switch():
+    tree = tree_of("two_port_hca.txt")
+    assert tree["switches"] == {"ISR9024-Voltaire": {"switches": [], "nodes": ["io01", "io02", "io03"]}}
+    assert not any("more than one leaf" in text for text in tree["warnings"])
+    assert "io02 HCA-1[1] <-> ISR9024-Voltaire[5] 1xSDR" in warning(tree, "below the fabric norm")
+
+
+def test_grouped_chassis():
+    tree = tree_of("chassis_grouped.txt")
+    boards = ["sw-0008f10400b10101", "sw-0008f10400b10102"]
+    assert tree["switches"] == {
+        "ISR9024-Voltaire-edge-1": {"switches": [], "nodes": ["vc01", "vc02"]},
+        "ISR9024-Voltaire-edge-2": {"switches": [], "nodes": ["vc03", "vc04"]},
+        boards[0]: {"switches": ["ISR9024-Voltaire-edge-1", "ISR9024-Voltaire-edge-2"], "nodes": []},
+        boards[1]: {"switches": ["ISR9024-Voltaire-edge-1", "ISR9024-Voltaire-edge-2"], "nodes": []},
+        "ISR9288-Voltaire-sFB-12D": {"switches": boards, "nodes": []},
+    }
+    assert tree["levels"] == 3
+
+
+def test_no_blank_lines():
+    tree = tree_of("no_blank_lines.txt")
+    assert tree["switches"]["nb-spine"]["switches"] == ["nb-leaf1", "nb-leaf2"]
+    assert hosts_of(tree) == {"c1", "c2", "c3", "c4"}
+
+
+def test_disconnected_fabrics():
+    text = fixture("fat_tree_2level.txt") + "\n" + fixture("no_blank_lines.txt")
+    tree = to_tree(parse(text))
+    check_tree(tree)
+    assert "2 disconnected fabrics (9/4 hosts)" in warning(tree, "disconnected fabrics")
+
+
+def test_unreachable_switches_dropped():
+    island = "\n".join(
+        [
+            "",
+            'Switch\t36 "S-0000000000fee001"\t\t# "MF0;island-a:QM8700/U1" enhanced port 0 lid 90 lmc 0',
+            '[1]\t"S-0000000000fee002"[1]\t\t# "MF0;island-b:QM8700/U1" lid 91 4xHDR',
+            "",
+            'Switch\t36 "S-0000000000fee002"\t\t# "MF0;island-b:QM8700/U1" enhanced port 0 lid 91 lmc 0',
+            '[1]\t"S-0000000000fee001"[1]\t\t# "MF0;island-a:QM8700/U1" lid 90 4xHDR',
+        ]
+    )
+    tree = to_tree(parse(fixture("fat_tree_2level.txt") + island))
+    check_tree(tree)
+    assert not {"island-a", "island-b"} & set(tree["switches"])
+    assert warning(tree, "not connected to any compute leaf").endswith(": island-a,island-b")
+
+
+def test_name_pattern_filters_and_extracts():
+    tree = tree_of("fat_tree_2level.txt", name_pattern=r"^node0[1-4] ")
+    assert hosts_of(tree) == {"node01", "node02", "node03", "node04"}
+    assert "leaf3" not in tree["switches"]
+    text = fixture("fat_tree_2level.txt").replace('"node0', '"mlx5_0 gpu-node0').replace(' mlx5_0"', '"')
+    tree = to_tree(parse(text), name_pattern=r"^(?P<hca>mlx5_\d+)\s+(?P<host>\S+)")
+    assert tree["switches"]["leaf1"]["nodes"] == ["gpu-node01", "gpu-node02", "gpu-node03"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["fat_tree_3level.txt", "spine_mesh.txt", "ndr_sharp_unnamed.txt", "chassis_grouped.txt", "quirks_stderr_spaces.txt"],
+    ids=["3level", "spine-mesh", "sharp", "grouped-g", "quirks"],
+)
+def test_tree_independent_of_record_order(name):
+    text = fixture(name)
+    expected = to_tree(parse(text))
+    for label, variant in variants(text).items():
+        assert to_tree(parse(variant)) == expected, label
+
+
+def _fabric_gen():
+    path = pathlib.Path(__file__).resolve().parents[4] / "bench" / "fabric_gen.py"
+    spec = importlib.util.spec_from_file_location("fabric_gen", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("nodes", "radix", "leaves", "spines", "cores"),
+    [(100, 8, 25, 28, 16), (128, 8, 32, 32, 16), (5, 4, 3, 4, 2)],
+    ids=["partial-pods", "full-radix-8", "tiny"],
+)
+def test_generated_fat_tree(nodes, radix, leaves, spines, cores):
+    fabric_gen = _fabric_gen()
+    text = fabric_gen.generate(nodes, radix)
+    assert text == fabric_gen.generate(nodes, radix)
+    tree = to_tree(parse(text))
+    check_tree(tree)
+    names = list(tree["switches"])
+    assert [sum(name.startswith(kind) for name in names) for kind in ("leaf", "spine", "core")] == [leaves, spines, cores]
+    assert tree["levels"] == 3
+    assert hosts_of(tree) == {"gpu%05d" % number for number in range(1, nodes + 1)}
+    assert max(len(entry["nodes"]) for entry in tree["switches"].values()) == radix // 2
+    assert tree["warnings"] == []
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_error_no_switches():
+    text = "\n".join(
+        [
+            "vendid=0x2c9",
+            "devid=0x1023",
+            "caguid=0x0002c90300a0bb10",
+            'Ca\t1 "H-0002c90300a0bb10"\t\t# "gb200-n01 HCA-1"',
+        ]
+    )
+    with pytest.raises(FabricError, match="no switches in the fabric"):
+        to_tree(parse(text))
+
+
+def test_error_no_hosts_left():
+    with pytest.raises(FabricError, match=r"no compute hosts left after filtering: 6 endpoints excluded \(6 HCAs not in hca_names\)"):
+        to_tree(parse(fixture("rail_optimized.txt")), hca_names=["mlx5_7"])
+
+
+def test_error_only_unnamed():
+    text = re.sub(r'"(node\d+) mlx5_0"', '"MT4129 ConnectX7 Mellanox Technologies"', fixture("fat_tree_2level.txt"))
+    with pytest.raises(FabricError, match=r"9 endpoints excluded \(9 unnamed adapters"):
+        to_tree(parse(text))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"), [({"exclude": ["ufm("]}, "exclude pattern"), ({"name_pattern": "[a-"}, "name_pattern")], ids=["exclude", "name-pattern"]
+)
+def test_error_bad_regex(kwargs, message):
+    with pytest.raises(FabricError, match=message):
+        to_tree(parse(fixture("fat_tree_2level.txt")), **kwargs)
+
+
+# ---------------------------------------------------------------- real captures
+
+
+def _guid_map_for_unnamed(fabric):
+    """A map naming every CA of a fabric whose CAs carry only model descriptions (ibtopotool-1)."""
+    return {guid: "node%02d" % index for index, guid in enumerate(sorted(g for g, n in fabric.nodes.items() if n.kind == "ca"), 1)}
+
+
+CAPTURE_CASES = [
+    # file, guid map file, to_tree kwargs, switches, levels, hosts
+    ("topograph-ndr-example.ibnetdiscover", None, {}, 40, 2, 120),
+    ("topograph-ndr-example.ibnetdiscover", None, {"hca_names": ["mlx5_0"]}, 11, 2, 18),
+    ("topograph-ndr-example.ibnetdiscover", None, {"hca_names": ["mlx5_0", "HCA-1"], "exclude": ["ufm"]}, 17, 2, 119),
+    ("hpc_toolset-qdr-x5.ibnetdiscover", "hpc_toolset-qdr-x5.guid-map", {}, 11, 3, 86),
+    ("ibtopotool-1.ibnetdiscover", "generated", {}, 3, 2, 4),
+    ("ibtopotool-2.ibnetdiscover", None, {}, 1, 1, 2),
+    ("ibtopotool-3.ibnetdiscover", None, {}, 3, 2, 5),
+    ("ibtopotool-4.ibnetdiscover", None, {}, 1, 1, 1),
+]
+CAPTURE_IDS = ["ndr", "ndr-mlx5_0", "ndr-one-rail-no-ufm", "x5-mapped", "topotool1-mapped", "topotool2", "topotool3", "topotool4"]
+
+
+def _capture_tree(name, map_name, kwargs, text=None):
+    fabric = parse(text if text is not None else capture(name))
+    guid_map = None
+    if map_name == "generated":
+        guid_map = _guid_map_for_unnamed(fabric)
+    elif map_name:
+        guid_map = parse_guid_map(capture(map_name))
+    return fabric, to_tree(fabric, guid_map=guid_map, **kwargs)
+
+
+@needs_captures
+@pytest.mark.parametrize(("name", "map_name", "kwargs", "switches", "levels", "hosts"), CAPTURE_CASES, ids=CAPTURE_IDS)
+def test_capture_tree(name, map_name, kwargs, switches, levels, hosts):
+    fabric, tree = _capture_tree(name, map_name, kwargs)
+    check_tree(tree)
+    assert (len(tree["switches"]), tree["levels"], len(hosts_of(tree))) == (switches, levels, hosts)
+    for host in hosts_of(tree):
+        assert not re.match(r"^MT\d+", host), host
+        assert host not in ("Mellanox", "localhost", "ubuntu"), host
+    excluded = {item["endpoint"] for item in tree["excluded"]}
+    for node in fabric.nodes.values():
+        if node.kind == "ca" and "Aggregation Node" in node.desc:
+            assert any(node.guid in endpoint for endpoint in excluded), node.guid
+
+
+@needs_captures
+@pytest.mark.parametrize(("name", "map_name", "kwargs", "switches", "levels", "hosts"), CAPTURE_CASES, ids=CAPTURE_IDS)
+def test_capture_order_independent(name, map_name, kwargs, switches, levels, hosts):
+    text = capture(name)
+    expected = _capture_tree(name, map_name, kwargs)[1]
+    for seed in (1, 2):
+        assert _capture_tree(name, map_name, kwargs, shuffled(text, seed))[1] == expected
+    assert _capture_tree(name, map_name, kwargs, "\n".join(line for line in text.splitlines() if line.strip()))[1] == expected
+
+
+@needs_captures
+def test_capture_ndr_excluded_reasons():
+    fabric, tree = _capture_tree("topograph-ndr-example.ibnetdiscover", None, {})
+    reasons = [item["reason"] for item in tree["excluded"]]
+    assert sum(reason.startswith("SHARP aggregation node") for reason in reasons) == 40
+    assert sum(reason.startswith("unnamed") for reason in reasons) == 69
+    assert sum("not a unique host name" in reason for reason in reasons) == 5
+    assert len(reasons) == 114
+    assert "found 120 hosts cabled to more than one leaf switch" in warning(tree, "more than one leaf")
+    spines = [name for name in tree["switches"] if "SPINE" in name]
+    assert len(spines) == 9
+    assert roots(tree) == spines
+
+
+@needs_captures
+@pytest.mark.parametrize("hca_names", [["mlx5_0"], ["mlx5_0", "HCA-1"]], ids=["mlx5_0", "mlx5_0+HCA-1"])
+def test_capture_ndr_one_rail_one_leaf(hca_names):
+    tree = _capture_tree("topograph-ndr-example.ibnetdiscover", None, {"hca_names": hca_names})[1]
+    counts = leaves_per_host(tree)
+    assert counts
+    assert set(counts.values()) == {1}
+
+
+@needs_captures
+def test_capture_x5_named_hosts():
+    guid_map = parse_guid_map(capture("hpc_toolset-qdr-x5.guid-map"))
+    assert len(guid_map) == 86
+    tree = _capture_tree("hpc_toolset-qdr-x5.ibnetdiscover", "hpc_toolset-qdr-x5.guid-map", {})[1]
+    assert hosts_of(tree) == set(guid_map.values())
+    assert [item["reason"].split(":")[0] for item in tree["excluded"]] == ["unnamed"] * 3
+
+
+@needs_captures
+def test_capture_x5_without_map_fails():
+    with pytest.raises(FabricError, match=r"89 endpoints excluded \(89 unnamed adapters"):
+        to_tree(parse(capture("hpc_toolset-qdr-x5.ibnetdiscover")))
+
+
+@needs_captures
+def test_capture_topotool1_quirks():
+    fabric, tree = _capture_tree("ibtopotool-1.ibnetdiscover", "generated", {})
+    # The two-port CA 0x0008f10403960558 has both ports on one switch: one leaf.
+    assert set(leaves_per_host(tree).values()) == {1}
+    assert "1xSDR" in warning(tree, "below the fabric norm")
+    with pytest.raises(FabricError, match="unnamed"):
+        to_tree(fabric)
+
+
+@needs_captures
+def test_capture_topotool3_loopbacks():
+    tree = _capture_tree("ibtopotool-3.ibnetdiscover", None, {})[1]
+    assert sum(item["reason"].startswith("loopback") for item in tree["excluded"]) == 3
+    assert tree["switches"]["switch-de779e"]["nodes"] == ["r-ufm96", "r-ufm100", "r-ufm101"]
+
+
+@needs_captures
+def test_capture_degenerate_ca_only():
+    """topograph's example-bad.out shape: a host that sees only itself (a CA record without port lines)."""
+    preamble, blocks = records(capture("topograph-ndr-example.ibnetdiscover"))
+    lone = next(block for block in blocks if any(line.startswith("Ca") and "mlx5_0" in line for line in block))
+    fabric = parse("\n".join(preamble + [line for line in lone if not line.startswith("[")]))
+    assert [node.kind for node in fabric.nodes.values()] == ["ca"]
+    with pytest.raises(FabricError, match="no switches"):
+        to_tree(fabric)
