@@ -30,6 +30,8 @@ APT_CACHE = "/var/cache/aicluster-slurm/apt/" + CONTAINER
 OPTIONS = {
     "topograph-ndr-example": {"hca_names": ["mlx5_0", "HCA-1"]},
     "hpc_toolset-qdr-x5": {"guid_map": "hpc_toolset-qdr-x5.guid-map"},
+    # Its HCAs carry only model names and it ships no map: name them node01.. as a site's map would.
+    "ibtopotool-1": {"guid_map": None},
 }
 # slurmctld log lines that mean the topology is not what we meant.
 BAD = ("topology", "switches lack access", "multiple leaf switches", "invalid hostnames", "not a tree", "invalid child", "fatal")
@@ -56,10 +58,16 @@ def start_container():
 
 def render(capture):
     opts = dict(OPTIONS.get(capture.stem, {}))
+    fabric = ibnetdiscover.parse(capture.read_text())
     guid_map = None
     if "guid_map" in opts:
-        guid_map = ibnetdiscover.parse_guid_map((FABRICS / opts.pop("guid_map")).read_text())
-    result = ibnetdiscover.to_tree(ibnetdiscover.parse(capture.read_text()), guid_map=guid_map, **opts)
+        map_file = opts.pop("guid_map")
+        if map_file:
+            guid_map = ibnetdiscover.parse_guid_map((FABRICS / map_file).read_text())
+        else:
+            cas = sorted(guid for guid, node in fabric.nodes.items() if node.kind == "ca")
+            guid_map = {guid: "node%02d" % index for index, guid in enumerate(cas, 1)}
+    result = ibnetdiscover.to_tree(fabric, guid_map=guid_map, **opts)
     tree = result["switches"]
     nodes = sorted({n for s in tree.values() for n in s["nodes"]})
     errors, warnings = topology.validate_tree(tree, known_nodes=nodes)

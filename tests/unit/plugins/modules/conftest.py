@@ -1,6 +1,7 @@
 """Run an Ansible module's main() in-process and capture what it returns."""
 
 import json
+import os
 
 import pytest
 from ansible.module_utils import basic
@@ -46,3 +47,11 @@ def run_module(monkeypatch, tmp_path):
 
     run.module = None
     return run
+
+
+@pytest.fixture(autouse=True)
+def umask():
+    """A known umask, so modes of new files are predictable."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)

@@ -20,13 +20,6 @@ def mode_of(path):
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
-@pytest.fixture(autouse=True)
-def umask():
-    old = os.umask(0o022)
-    yield
-    os.umask(old)
-
-
 @pytest.fixture
 def dest(tmp_path):
     directory = tmp_path / "munge"
