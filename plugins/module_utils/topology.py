@@ -268,6 +268,13 @@ def validate_blocks(blocks, sizes=None, known_nodes=None, slurm_version="24.11")
             errors.append("block name %r contains whitespace or one of [],=#\"'" % name)
     if not any(b["nodes"] for b in blocks) and not sizes:
         errors.append("no block has nodes and block_sizes is empty: slurmctld cannot size the base block")
+    empty = [b["name"] for b in blocks if not b["nodes"]]
+    if empty and parse_version(slurm_version) < EMPTY_LEAF_MIN_VERSION:
+        # Seen on 24.11.5: "error: block rack03 hasn't got nodes", then fatal.
+        errors.append(
+            "blocks %s have no nodes; Slurm before 25.05 stops on an empty block. To keep the positions of the blocks after "
+            "it, list the missing rack's node names (declared State=FUTURE in slurm.conf), or target slurm_version 25.05+" % ", ".join(empty)
+        )
     errors.extend(validate_block_sizes(sizes or []))
     owners = {}
     for block in blocks:

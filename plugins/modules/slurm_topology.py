@@ -156,10 +156,11 @@ EXAMPLES = r"""
     strict: true
   register: topo
 
-- name: NVL72 racks for topology/block, rack 3 missing
+- name: NVL72 racks for topology/block, rack 3 missing (an empty block needs Slurm 25.05+)
   aicluster.slurm.slurm_topology:
     dest: /etc/slurm/topology.conf
     format: block
+    slurm_version: "25.05"
     blocks:
       - {name: rack01, nodes: "gb[001-018]"}
       - {name: rack02, nodes: "gb[019-036]"}

@@ -405,6 +405,12 @@ BlockSizes=18,36,72
 """
 
 
+EMPTY = (
+    "blocks %s have no nodes; Slurm before 25.05 stops on an empty block. To keep the positions of the blocks after it, "
+    "list the missing rack's node names (declared State=FUTURE in slurm.conf), or target slurm_version 25.05+"
+)
+
+
 def blocks_of(*sizes):
     """Blocks b1, b2, ... of the given node counts; 0 is a placeholder."""
     blocks, first = [], 1
@@ -417,7 +423,13 @@ def blocks_of(*sizes):
 def test_nvl72_blocks_render_in_order_with_placeholder():
     blocks = topology.blocks_from_list(NVL72)
     assert text(topology.render_blocks(blocks, [18, 36, 72])) == NVL72_CONF
-    assert topology.validate_blocks(blocks, [18, 36, 72]) == ([], [])
+    assert topology.validate_blocks(blocks, [18, 36, 72], slurm_version="25.05") == ([], [])
+
+
+def test_empty_block_is_refused_before_25_05():
+    """slurmctld 24.11.5 logs "block rack03 hasn't got nodes" and stops (seen in make topology-it)."""
+    blocks = topology.blocks_from_list(NVL72)
+    assert topology.validate_blocks(blocks, [18, 36, 72], slurm_version="24.11") == ([EMPTY % "rack03"], [])
     assert topology.summary_blocks(blocks) == {"levels": 1, "blocks": 4, "placeholders": 1, "nodes": 54}
 
 
@@ -487,7 +499,7 @@ def test_validate_block_sizes(sizes, errors):
         (
             blocks_of(2, 2) + [{"name": "b1", "nodes": []}],
             [2],
-            "24.11",
+            "25.05",
             ["block b1 is defined twice (slurmctld stops on a duplicate BlockName)"],
             [],
         ),
@@ -499,11 +511,17 @@ def test_validate_block_sizes(sizes, errors):
             [],
         ),
         (blocks_of(2, 3, 2), [2, 4], "25.05", ["blocks b2 hold more nodes than the base block size 2"], []),
-        (blocks_of(4, 2, 0, 4), [4, 8], "24.11", ["blocks b2 hold fewer nodes than the base block size 4; Slurm before 25.05 rejects them"], []),
+        (
+            blocks_of(4, 2, 0, 4),
+            [4, 8],
+            "24.11",
+            [EMPTY % "b3", "blocks b2 hold fewer nodes than the base block size 4; Slurm before 25.05 rejects them"],
+            [],
+        ),
         (blocks_of(4, 2, 0, 4), [4, 8], "25.05", [], ["blocks b2 hold fewer nodes than the base block size 4"]),
         (blocks_of(4, 4, 2), None, "24.11", ["blocks b3 hold fewer nodes than the base block size 4; Slurm before 25.05 rejects them"], []),
-        (blocks_of(0, 0), None, "24.11", ["no block has nodes and block_sizes is empty: slurmctld cannot size the base block"], []),
-        (blocks_of(0, 0), [18], "24.11", [], []),
+        (blocks_of(0, 0), None, "25.05", ["no block has nodes and block_sizes is empty: slurmctld cannot size the base block"], []),
+        (blocks_of(0, 0), [18], "25.05", [], []),
         ([{"name": "x" * 64, "nodes": ["n1"]}], None, "24.11", ["block name %s is 64 characters; slurmctld needs fewer than 64" % ("x" * 64)], []),
         ([{"name": "rack 1", "nodes": ["n1"]}], None, "24.11", ["block name 'rack 1' contains whitespace or one of [],=#\"'"], []),
         (blocks_of(2, 2), [2, 3], "24.11", ["block_sizes: 3 is not the base size 2 times a power of two (slurmctld: 'Invalid BlockSizes value')"], []),

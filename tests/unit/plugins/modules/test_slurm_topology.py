@@ -280,7 +280,7 @@ def test_strict_without_warnings_writes(run, dest):
 
 
 def test_blocks_render_as_topology_block(run, dest):
-    result = run(dest=str(dest), format="block", blocks=BLOCKS, block_sizes=[18, 36, 72])
+    result = run(dest=str(dest), format="block", blocks=BLOCKS, block_sizes=[18, 36, 72], slurm_version="25.05")
     assert result["changed"] is True
     assert dest.read_text() == BLOCK_CONF
     assert result["summary"] == {"levels": 1, "blocks": 4, "placeholders": 1, "nodes": 54}
