@@ -13,7 +13,7 @@ help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup scenario"
+	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup + midsize"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
@@ -46,6 +46,7 @@ lab-destroy: $(VENV)/.stamp collection
 
 test: lint unit sanity build topology-it
 	$(MAKE) scenario S=startup
+	$(MAKE) scenario S=midsize
 
 lint: $(VENV)/.stamp collection
 	yamllint .

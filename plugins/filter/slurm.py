@@ -75,9 +75,9 @@ def slurm_restart_keys(old_text, new_lines):
     return slurm_conf.restart_keys(old_text, new_text)
 
 
-def slurm_preflight_inventory(groups, config, partitions, munge_key="", cgroups_enforced=True, skip=()):
+def slurm_preflight_inventory(groups, config, partitions, munge_key="", cgroups_enforced=True, skip=(), dbd_storage_pass=None):
     """Inventory-only preflight findings."""
-    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip)
+    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass)
 
 
 def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=()):

@@ -150,6 +150,30 @@ def check_slurm_config(config, cgroups_enforced=True):
     return findings
 
 
+def check_accounting(groups, storage_pass):
+    """slurmdbd needs its database password (no default) and runs on one host."""
+    dbd = groups.get("slurmdbd") or []
+    findings = []
+    if len(dbd) > 1:
+        findings.append(
+            _finding(
+                "slurmdbd_count",
+                "error",
+                "inventory group slurmdbd has %d hosts (%s); this collection runs one slurmdbd: keep one" % (len(dbd), ", ".join(dbd)),
+            )
+        )
+    if dbd and len(storage_pass or "") < 12:
+        findings.append(
+            _finding(
+                "secrets",
+                "error",
+                "slurmdbd_storage_pass is %s; the accounting database needs a long random password (12+ characters, "
+                "e.g. openssl rand -base64 24), kept in a vault" % ("not set" if not storage_pass else "shorter than 12 characters"),
+            )
+        )
+    return findings
+
+
 def check_partitions(partitions, groups):
     findings = []
     defaults = [p.get("name") for p in partitions or [] if p.get("default")]
@@ -175,9 +199,15 @@ def check_partitions(partitions, groups):
     return findings
 
 
-def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=()):
+def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped."""
-    findings = check_groups(groups) + check_munge_key(munge_key) + check_slurm_config(config, cgroups_enforced) + check_partitions(partitions, groups)
+    findings = (
+        check_groups(groups)
+        + check_munge_key(munge_key)
+        + check_accounting(groups, dbd_storage_pass)
+        + check_slurm_config(config, cgroups_enforced)
+        + check_partitions(partitions, groups)
+    )
     return [f for f in findings if f["id"] not in skip]
 
 

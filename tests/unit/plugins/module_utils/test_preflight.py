@@ -290,3 +290,28 @@ def test_host_findings_messages_name_the_host():
 def test_check_slurm_config_linuxproc_warns_in_any_case():
     findings = preflight.check_slurm_config({"proctracktype": "proctrack/linuxproc"})
     assert [f["id"] for f in findings] == ["proctrack_cgroup"]
+
+
+@pytest.mark.parametrize(
+    ("groups", "password", "expected"),
+    [
+        ({"slurmdbd": ["dbd1"]}, "x" * 24, []),
+        ({"slurmdbd": []}, "", []),
+        ({}, None, []),
+        ({"slurmdbd": ["dbd1"]}, "", ["secrets"]),
+        ({"slurmdbd": ["dbd1"]}, "Pw0rd-x9", ["secrets"]),
+        ({"slurmdbd": ["dbd1", "dbd2"]}, "x" * 24, ["slurmdbd_count"]),
+    ],
+    ids=["ok", "no-dbd-no-password", "no-group", "missing-password", "short-password", "two-dbd"],
+)
+def test_check_accounting(groups, password, expected):
+    findings = preflight.check_accounting(groups, password)
+    assert [f["id"] for f in findings] == expected
+    assert all(f["severity"] == "error" for f in findings)
+    for finding in findings:
+        assert password is None or password == "" or password not in finding["message"]
+
+
+def test_missing_dbd_password_names_the_variable():
+    [finding] = preflight.check_accounting({"slurmdbd": ["dbd1"]}, "")
+    assert finding["message"].startswith("slurmdbd_storage_pass is not set;")
