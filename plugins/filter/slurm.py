@@ -41,7 +41,9 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
         if name not in hostvars:
             raise AnsibleFilterError("slurm_nodes: host %s is not in the inventory" % name)
         host = hostvars[name]
-        nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config"))
+        nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(
+            name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config"), host.get("slurm_node_features")
+        )
     return nodes
 
 
@@ -75,9 +77,9 @@ def slurm_restart_keys(old_text, new_lines):
     return slurm_conf.restart_keys(old_text, new_text)
 
 
-def slurm_preflight_inventory(groups, config, partitions, munge_key="", cgroups_enforced=True, skip=(), dbd_storage_pass=None):
+def slurm_preflight_inventory(groups, config, partitions, munge_key="", cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", "")):
     """Inventory-only preflight findings."""
-    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass)
+    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt))
 
 
 def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=()):

@@ -174,6 +174,27 @@ def check_accounting(groups, storage_pass):
     return findings
 
 
+PREEMPT_MODES = ("OFF", "CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN", "PRIORITY")
+
+
+def check_preemption(preempt_type, preempt_mode):
+    """PreemptMode must be one the chosen PreemptType accepts (slurm.conf(5), PreemptMode)."""
+    if not preempt_type or preempt_type == "preempt/none":
+        return []
+    modes = [m.strip().upper() for m in str(preempt_mode or "").split(",") if m.strip()]
+    unknown = [m for m in modes if m not in PREEMPT_MODES]
+    problem = None
+    if unknown:
+        problem = "%s is not a PreemptMode (%s)" % (", ".join(unknown), ", ".join(PREEMPT_MODES))
+    elif not modes or modes == ["OFF"]:
+        problem = "preemption is on (%s) but PreemptMode is OFF, so nothing is ever preempted; use REQUEUE" % preempt_type
+    elif "SUSPEND" in modes and "GANG" not in modes and preempt_type == "preempt/partition_prio":
+        problem = "SUSPEND with preempt/partition_prio needs GANG (PreemptMode=SUSPEND,GANG); for training jobs REQUEUE is the usual choice"
+    if problem is None:
+        return []
+    return [_finding("preemption", "error", "slurm_preempt_mode=%s: %s" % (preempt_mode, problem))]
+
+
 def check_partitions(partitions, groups):
     findings = []
     defaults = [p.get("name") for p in partitions or [] if p.get("default")]
@@ -199,10 +220,11 @@ def check_partitions(partitions, groups):
     return findings
 
 
-def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None):
+def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", "")):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped."""
     findings = (
         check_groups(groups)
+        + check_preemption(*preempt)
         + check_munge_key(munge_key)
         + check_accounting(groups, dbd_storage_pass)
         + check_slurm_config(config, cgroups_enforced)

@@ -98,7 +98,23 @@ def short_name(name):
     return name.split(".", 1)[0]
 
 
-def node_from_facts(name, facts, memory_reserve_mb=0, extra=None):
+def features(value):
+    """Node Features from a dict ({gpu_type: h200} -> gpu_type=h200) or a list, sorted, comma-joined."""
+    if not value:
+        return None
+    if isinstance(value, dict):
+        items = ["%s=%s" % (key, val) for key, val in value.items()]
+    elif isinstance(value, str):
+        items = [item.strip() for item in value.split(",")]
+    else:
+        items = [str(item) for item in value]
+    bad = [item for item in items if not item or any(c in item for c in " &|[]*,!")]
+    if bad:
+        raise SlurmConfError("slurm_node_features: %r cannot be a Slurm feature (no spaces or any of & | [ ] * , !)" % bad[0])
+    return ",".join(sorted(items))
+
+
+def node_from_facts(name, facts, memory_reserve_mb=0, extra=None, node_features=None):
     """The NodeName attributes of one host, from that host's own facts.
 
     An inventory name with a domain becomes the node's NodeAddr, so the
@@ -130,6 +146,8 @@ def node_from_facts(name, facts, memory_reserve_mb=0, extra=None):
     }
     if short_name(name) != name:
         node["NodeAddr"] = name
+    if features(node_features):
+        node["Features"] = features(node_features)
     for key, value in (extra or {}).items():
         if key.lower() in ("nodename",):
             raise SlurmConfError("host %s: slurm_node_config must not set NodeName" % name)

@@ -315,3 +315,25 @@ def test_check_accounting(groups, password, expected):
 def test_missing_dbd_password_names_the_variable():
     [finding] = preflight.check_accounting({"slurmdbd": ["dbd1"]}, "")
     assert finding["message"].startswith("slurmdbd_storage_pass is not set;")
+
+
+@pytest.mark.parametrize(
+    ("ptype", "mode", "expected"),
+    [
+        ("", "OFF", []),
+        ("preempt/partition_prio", "REQUEUE", []),
+        ("preempt/qos", "CANCEL", []),
+        ("preempt/partition_prio", "SUSPEND,GANG", []),
+        ("preempt/partition_prio", "OFF", ["PreemptMode is OFF"]),
+        ("preempt/partition_prio", "SUSPEND", ["needs GANG"]),
+        ("preempt/qos", "REQUEU", ["REQUEU is not a PreemptMode"]),
+    ],
+    ids=["off", "requeue", "qos-cancel", "suspend-gang", "mode-off", "suspend-without-gang", "typo"],
+)
+def test_check_preemption(ptype, mode, expected):
+    findings = preflight.check_preemption(ptype, mode)
+    assert len(findings) == len(expected)
+    for finding, text in zip(findings, expected, strict=True):
+        assert finding["id"] == "preemption"
+        assert finding["message"].startswith("slurm_preempt_mode=%s: " % mode)
+        assert text in finding["message"]

@@ -359,3 +359,30 @@ def test_partition_config_cannot_set_what_the_model_owns(key):
 
 def test_multi_line_keys_fold_case():
     assert slurm_conf.parameter_lines({"slurmctldhost": ["a", "b"]}) == ["slurmctldhost=a", "slurmctldhost=b"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"rack_id": "r01", "gpu_type": "h200"}, "gpu_type=h200,rack_id=r01"),
+        (["nvlink", "ib"], "ib,nvlink"),
+        ("b,a", "a,b"),
+        ({}, None),
+        (None, None),
+    ],
+    ids=["dict", "list", "string", "empty", "none"],
+)
+def test_features(value, expected):
+    assert slurm_conf.features(value) == expected
+
+
+@pytest.mark.parametrize("value", [["gpu h200"], ["a&b"], {"x": "y|z"}], ids=["space", "and", "or"])
+def test_features_rejects_constraint_syntax(value):
+    with pytest.raises(slurm_conf.SlurmConfError, match="cannot be a Slurm feature"):
+        slurm_conf.features(value)
+
+
+def test_node_from_facts_features():
+    facts = {"processor_count": 1, "processor_cores": 2, "processor_threads_per_core": 1, "processor_vcpus": 2, "memtotal_mb": 4096}
+    node = slurm_conf.node_from_facts("gpu1", facts, 0, None, {"gpu_type": "h200"})
+    assert node["Features"] == "gpu_type=h200"
