@@ -8,14 +8,14 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import hostlist, preflight, slurm_conf
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres, hostlist, preflight, slurm_conf
 
 
 def _model(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except slurm_conf.SlurmConfError as exc:
+        except (slurm_conf.SlurmConfError, gres.GresError) as exc:
             raise AnsibleFilterError(str(exc)) from exc
 
     wrapper.__name__ = func.__name__
@@ -42,21 +42,47 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
             raise AnsibleFilterError("slurm_nodes: host %s is not in the inventory" % name)
         host = hostvars[name]
         nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(
-            name, host.get("ansible_facts"), memory_reserve_mb, host.get("slurm_node_config"), host.get("slurm_node_features")
+            name,
+            host.get("ansible_facts"),
+            memory_reserve_mb,
+            host.get("slurm_node_config"),
+            host.get("slurm_node_features"),
+            host.get("slurm_node_gpus"),
         )
     return nodes
 
 
 @_model
-def slurm_conf_lines(config, nodes, partitions, groups):
+def slurm_conf_lines(config, nodes, partitions, groups, exclusive_gpu_types=()):
     """Every line of slurm.conf: parameters, then nodes, then partitions."""
     return (
         slurm_conf.parameter_lines(config)
         + ["", "# Nodes: one line per hardware shape, from each host's facts"]
         + slurm_conf.node_lines(nodes)
         + ["", "# Partitions"]
-        + slurm_conf.partition_lines(partitions, groups)
+        + slurm_conf.partition_lines(partitions, groups, gres.exclusive_nodes(nodes, exclusive_gpu_types))
     )
+
+
+@_model
+def slurm_gres_lines(names, hostvars):
+    """gres.conf lines from each host's ``slurm_node_gpus``; empty when no host has GPUs."""
+    declared = {}
+    for name in names:
+        declared[slurm_conf.short_name(name)] = gres.normalize_gpus(name, hostvars[name].get("slurm_node_gpus"))
+    return gres.gres_lines(declared)
+
+
+def slurm_gpu_files(gpus):
+    """The device files a ``slurm_node_gpus`` declaration promises (/dev/nvidia0, ...).
+
+    A malformed declaration gives none: the preflight ``gpus`` check reports it.
+    """
+    try:
+        normalized = gres.normalize_gpus("host", gpus)
+    except gres.GresError:
+        return []
+    return normalized["files"] if normalized else []
 
 
 @_model
@@ -77,14 +103,16 @@ def slurm_restart_keys(old_text, new_lines):
     return slurm_conf.restart_keys(old_text, new_text)
 
 
-def slurm_preflight_inventory(groups, config, partitions, munge_key="", cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", "")):
+def slurm_preflight_inventory(
+    groups, config, partitions, munge_key="", cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", ""), accounting=None
+):
     """Inventory-only preflight findings."""
-    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt))
+    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting)
 
 
-def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=()):
-    """Per-host preflight findings from gathered facts."""
-    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip)
+def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=()):
+    """Per-host preflight findings from gathered facts and the GPU device files found."""
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, gpu_files)
 
 
 def slurm_topology_switches(names, hostvars, spines=None):
@@ -119,6 +147,8 @@ class FilterModule(object):
             "hostlist_expand": hostlist_expand,
             "preflight_line": preflight_line,
             "slurm_conf_lines": slurm_conf_lines,
+            "slurm_gpu_files": slurm_gpu_files,
+            "slurm_gres_lines": slurm_gres_lines,
             "slurm_merge_config": slurm_merge_config,
             "slurm_nodes": slurm_nodes,
             "slurm_parameter_lines": slurm_parameter_lines,

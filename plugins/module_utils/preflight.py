@@ -14,6 +14,8 @@ __metaclass__ = type
 import base64
 import binascii
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres
+
 # slurm.conf values that do not exist in Slurm, with what to use instead.
 # Several come from a widely copied article; Slurm 24.11 refuses to start
 # with them (slurm.conf(5)).
@@ -220,8 +222,69 @@ def check_partitions(partitions, groups):
     return findings
 
 
-def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", "")):
-    """All inventory-only checks; findings whose id is in ``skip`` are dropped."""
+# Slurm creates this QOS itself when the cluster is registered.
+BUILTIN_QOS = ("normal",)
+# PartitionName parameters that name QOS (slurm.conf(5)).
+_PARTITION_QOS_KEYS = ("qos", "allowqos", "denyqos")
+
+
+def _names(value):
+    if value in (None, ""):
+        return []
+    if isinstance(value, str):
+        return [item.strip().lower() for item in value.split(",") if item.strip()]
+    return [str(item).strip().lower() for item in value]
+
+
+def check_qos_references(groups, partitions, accounting):
+    """Every QOS that partitions, accounts, users or QOS name must be declared (or be Slurm's ``normal``)."""
+    qos = accounting.get("qos") or []
+    declared = {str(q.get("name", "")).lower() for q in qos if q.get("state", "present") != "absent"} | set(BUILTIN_QOS)
+    references = []
+    for partition in partitions or []:
+        for key, value in (partition.get("config") or {}).items():
+            if key.lower() in _PARTITION_QOS_KEYS and str(value).upper() != "ALL":
+                references.extend(("slurm_partitions[%s].config.%s" % (partition.get("name"), key), n) for n in _names(value))
+    for what in ("accounts", "users"):
+        for entry in accounting.get(what) or []:
+            if entry.get("state", "present") == "absent":
+                continue
+            where = "slurm_accounting_%s[%s]" % (what, entry.get("name"))
+            references.extend((where + ".qos", n) for n in _names(entry.get("qos")))
+            references.extend((where + ".default_qos", n) for n in _names(entry.get("default_qos")))
+    for entry in qos:
+        if entry.get("state", "present") != "absent":
+            references.extend(("slurm_accounting_qos[%s].preempt" % entry.get("name"), n) for n in _names(entry.get("preempt")))
+    findings = []
+    if references and not groups.get("slurmdbd"):
+        where, name = references[0]
+        return [
+            _finding(
+                "qos_defined",
+                "error",
+                "%s names QOS %s, but QOS need accounting and the inventory has no slurmdbd host; add one or remove the QOS" % (where, name),
+            )
+        ]
+    for where, name in references:
+        if name not in declared:
+            findings.append(
+                _finding(
+                    "qos_defined",
+                    "error",
+                    "%s names QOS %s, which is not declared; add {name: %s} to slurm_accounting_qos or fix the name (declared: %s)"
+                    % (where, name, name, ", ".join(sorted(declared))),
+                )
+            )
+    return findings
+
+
+def inventory_findings(
+    groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", ""), accounting=None
+):
+    """All inventory-only checks; findings whose id is in ``skip`` are dropped.
+
+    ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.
+    """
     findings = (
         check_groups(groups)
         + check_preemption(*preempt)
@@ -229,6 +292,7 @@ def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=T
         + check_accounting(groups, dbd_storage_pass)
         + check_slurm_config(config, cgroups_enforced)
         + check_partitions(partitions, groups)
+        + check_qos_references(groups, partitions, accounting or {})
     )
     return [f for f in findings if f["id"] not in skip]
 
@@ -236,9 +300,35 @@ def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=T
 SUPPORTED_OS = {("Debian", "13")}
 
 
-def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=()):
-    """Per-host checks from gathered facts."""
-    findings = []
+def check_gpus(name, gpus, present_files):
+    """The node's GPU declaration is sound and every device file it promises exists.
+
+    ``present_files``: the declared device files that exist on the host as
+    character devices (the role stats them).
+    """
+    try:
+        normalized = gres.normalize_gpus(name, gpus)
+    except gres.GresError as exc:
+        return [_finding("gpus", "error", str(exc))]
+    if not normalized:
+        return []
+    missing = [f for f in normalized["files"] if f not in set(present_files or ())]
+    if not missing:
+        return []
+    return [
+        _finding(
+            "gpus",
+            "error",
+            "%s: slurm_node_gpus declares %d %s GPUs (%s) but %s %s not a character device there; "
+            "fix slurm_node_gpus.count or .file for this host, or install the GPU driver first"
+            % (name, normalized["count"], normalized["type"], normalized["file"], ", ".join(missing), "is" if len(missing) == 1 else "are"),
+        )
+    ]
+
+
+def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=()):
+    """Per-host checks from gathered facts (and, for GPUs, the device files found)."""
+    findings = check_gpus(name, gpus, gpu_files) if is_compute else []
     facts = facts or {}
     os_id = (facts.get("distribution"), str(facts.get("distribution_major_version")))
     if os_id not in SUPPORTED_OS:

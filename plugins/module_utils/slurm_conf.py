@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # Parameters that `scontrol reconfigure` cannot change, so a change needs a
@@ -114,7 +115,7 @@ def features(value):
     return ",".join(sorted(items))
 
 
-def node_from_facts(name, facts, memory_reserve_mb=0, extra=None, node_features=None):
+def node_from_facts(name, facts, memory_reserve_mb=0, extra=None, node_features=None, node_gpus=None):
     """The NodeName attributes of one host, from that host's own facts.
 
     An inventory name with a domain becomes the node's NodeAddr, so the
@@ -148,6 +149,12 @@ def node_from_facts(name, facts, memory_reserve_mb=0, extra=None, node_features=
         node["NodeAddr"] = name
     if features(node_features):
         node["Features"] = features(node_features)
+    try:
+        gpus = gres.normalize_gpus(name, node_gpus)
+    except gres.GresError as exc:
+        raise SlurmConfError(str(exc)) from exc
+    if gpus:
+        node["Gres"] = gres.node_gres(gpus)
     for key, value in (extra or {}).items():
         if key.lower() in ("nodename",):
             raise SlurmConfError("host %s: slurm_node_config must not set NodeName" % name)
@@ -173,11 +180,14 @@ def node_lines(nodes):
     return lines
 
 
-def partition_lines(partitions, groups):
+def partition_lines(partitions, groups, exclusive=()):
     """PartitionName lines from ``slurm_partitions`` and the inventory groups.
 
-    Each partition is ``{name, groups, default, config}``; its nodes are the
-    members of its groups. Exactly one partition may be the default.
+    Each partition is ``{name, groups, default, exclusive, config}``; its nodes
+    are the members of its groups. Exactly one partition may be the default.
+    ``exclusive``: the nodes of whole-node GPU classes (gres.exclusive_nodes).
+    A partition whose nodes are all such nodes gets OverSubscribe=EXCLUSIVE
+    unless it says ``exclusive: false`` or sets OverSubscribe itself.
     """
     if not partitions:
         raise SlurmConfError("slurm_partitions is empty; declare at least one partition")
@@ -214,6 +224,15 @@ def partition_lines(partitions, groups):
                 "slurm_partitions: partition %s sets %s in config; the collection sets them from name, groups and default" % (name, ", ".join(owned))
             )
         folded = {key.lower() for key in config}
+        wanted = partition.get("exclusive")
+        if wanted is not None and "oversubscribe" in folded:
+            raise SlurmConfError(
+                "slurm_partitions: partition %s sets both exclusive: %s and OverSubscribe in config; keep one" % (name, wanted)
+            )
+        if wanted is None and "oversubscribe" not in folded:
+            wanted = set(members) <= set(exclusive)
+        if wanted:
+            config["OverSubscribe"] = "EXCLUSIVE"
         for key, value in (("State", "UP"), ("MaxTime", "INFINITE")):
             if key.lower() not in folded:
                 config[key] = value

@@ -9,6 +9,8 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     hostlist_expand,
     preflight_line,
     slurm_conf_lines,
+    slurm_gpu_files,
+    slurm_gres_lines,
     slurm_merge_config,
     slurm_nodes,
     slurm_parameter_lines,
@@ -39,6 +41,8 @@ def test_filter_module_exposes_every_filter():
         "hostlist_expand": hostlist_expand,
         "preflight_line": preflight_line,
         "slurm_conf_lines": slurm_conf_lines,
+        "slurm_gpu_files": slurm_gpu_files,
+        "slurm_gres_lines": slurm_gres_lines,
         "slurm_merge_config": slurm_merge_config,
         "slurm_nodes": slurm_nodes,
         "slurm_parameter_lines": slurm_parameter_lines,
@@ -209,3 +213,78 @@ def test_slurm_topology_switches_from_host_variables():
 def test_slurm_topology_switches_unknown_host():
     with pytest.raises(AnsibleFilterError, match="host ghost is not in the inventory"):
         slurm_topology_switches(["ghost"], {})
+
+
+# --- GPUs: Gres=, gres.conf, exclusive partitions -----------------------------
+
+GPU_HOSTVARS = {
+    "g1": {"ansible_facts": GPU_FACTS, "slurm_node_gpus": {"type": "h200", "count": 4}},
+    "g2": {"ansible_facts": GPU_FACTS, "slurm_node_gpus": {"type": "h200", "count": 4}},
+    "l1": {"ansible_facts": GPU_FACTS, "slurm_node_gpus": {"type": "l40s", "count": 2, "file": "/dev/nvidia[4-5]"}},
+    "c1": {"ansible_facts": FACTS},
+}
+GPU_GROUPS = {"slurmctld": ["ctl1"], "slurm_compute": ["g1", "g2", "l1", "c1"], "h200": ["g1", "g2"], "l40s": ["l1"]}
+
+
+def test_slurm_nodes_gres_from_gpus():
+    nodes = slurm_nodes(["g1", "l1", "c1"], GPU_HOSTVARS)
+    assert nodes["g1"]["Gres"] == "gpu:h200:4"
+    assert nodes["l1"]["Gres"] == "gpu:l40s:2"
+    assert "Gres" not in nodes["c1"]
+
+
+def test_slurm_gres_lines():
+    assert slurm_gres_lines(["g1", "g2", "l1", "c1"], GPU_HOSTVARS) == [
+        "NodeName=g[1-2] Name=gpu Type=h200 File=/dev/nvidia[0-3]",
+        "NodeName=l1 Name=gpu Type=l40s File=/dev/nvidia[4-5]",
+    ]
+    assert slurm_gres_lines(["c1"], GPU_HOSTVARS) == []
+
+
+def test_slurm_gres_lines_bad_declaration_names_host():
+    hostvars = {"g1": {"slurm_node_gpus": {"type": "H 200", "count": 1}}}
+    with pytest.raises(AnsibleFilterError, match="host g1: slurm_node_gpus.type='H 200'"):
+        slurm_gres_lines(["g1"], hostvars)
+
+
+@pytest.mark.parametrize(
+    ("gpus", "expected"),
+    [
+        ({}, []),
+        ({"type": "h200", "count": 2}, ["/dev/nvidia0", "/dev/nvidia1"]),
+        ({"type": "h200", "file": "/dev/nvidia[6-7]"}, ["/dev/nvidia6", "/dev/nvidia7"]),
+        ({"type": "h200", "count": 0}, []),
+    ],
+    ids=["none", "count", "file", "malformed-gives-none"],
+)
+def test_slurm_gpu_files(gpus, expected):
+    assert slurm_gpu_files(gpus) == expected
+
+
+def test_exclusive_partition_only_over_exclusive_gpu_classes():
+    nodes = slurm_nodes(["g1", "g2", "l1", "c1"], GPU_HOSTVARS)
+    partitions = [
+        {"name": "batch", "groups": ["slurm_compute"], "default": True},
+        {"name": "h200", "groups": ["h200"]},
+        {"name": "l40s", "groups": ["l40s"]},
+        {"name": "shared-h200", "groups": ["h200"], "exclusive": False},
+        {"name": "forced", "groups": ["l40s"], "exclusive": True},
+        {"name": "own", "groups": ["h200"], "config": {"OverSubscribe": "FORCE:2"}},
+    ]
+    lines = slurm_conf_lines({}, nodes, partitions, GPU_GROUPS, ["a100", "h200"])
+    by_name = {line.split()[0]: line for line in lines if line.startswith("PartitionName=")}
+    assert "OverSubscribe" not in by_name["PartitionName=batch"]
+    assert "OverSubscribe=EXCLUSIVE" in by_name["PartitionName=h200"]
+    assert "OverSubscribe" not in by_name["PartitionName=l40s"]
+    assert "OverSubscribe" not in by_name["PartitionName=shared-h200"]
+    assert "OverSubscribe=EXCLUSIVE" in by_name["PartitionName=forced"]
+    assert "OverSubscribe=FORCE:2" in by_name["PartitionName=own"]
+    assert "NodeName=g[1-2] CPUs=8" in "\n".join(lines)
+    assert any(line.startswith("NodeName=g[1-2]") and "Gres=gpu:h200:4" in line for line in lines)
+
+
+def test_exclusive_and_oversubscribe_together_is_an_error():
+    nodes = slurm_nodes(["g1", "g2"], GPU_HOSTVARS)
+    partitions = [{"name": "p", "groups": ["h200"], "exclusive": True, "config": {"OverSubscribe": "NO"}}]
+    with pytest.raises(AnsibleFilterError, match="partition p sets both exclusive: True and OverSubscribe"):
+        slurm_conf_lines({}, nodes, partitions, GPU_GROUPS, ["h200"])

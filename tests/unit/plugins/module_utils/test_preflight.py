@@ -337,3 +337,111 @@ def test_check_preemption(ptype, mode, expected):
         assert finding["id"] == "preemption"
         assert finding["message"].startswith("slurm_preempt_mode=%s: " % mode)
         assert text in finding["message"]
+
+
+# --- QOS references ----------------------------------------------------------
+
+DBD_GROUPS = dict(GROUPS, slurmdbd=["dbd1"])
+
+
+@pytest.mark.parametrize(
+    ("partitions", "accounting", "messages"),
+    [
+        ([], {}, []),
+        ([{"name": "p", "config": {"QOS": "interactive"}}], {"qos": [{"name": "interactive"}]}, []),
+        ([{"name": "p", "config": {"AllowQos": "ALL"}}], {}, []),
+        ([{"name": "p", "config": {"AllowQos": "normal,high"}}], {"qos": [{"name": "High"}]}, []),
+        (
+            [{"name": "p", "config": {"QOS": "interactive"}}],
+            {},
+            ["slurm_partitions[p].config.QOS names QOS interactive, which is not declared; add {name: interactive} to slurm_accounting_qos"],
+        ),
+        (
+            [],
+            {"accounts": [{"name": "nlp", "qos": ["normal", "hgh"]}], "qos": [{"name": "high"}]},
+            ["slurm_accounting_accounts[nlp].qos names QOS hgh, which is not declared"],
+        ),
+        (
+            [],
+            {"users": [{"name": "alice", "default_qos": "urgent"}]},
+            ["slurm_accounting_users[alice].default_qos names QOS urgent"],
+        ),
+        (
+            [],
+            {"qos": [{"name": "high", "preempt": ["scavenger"]}]},
+            ["slurm_accounting_qos[high].preempt names QOS scavenger"],
+        ),
+        (
+            [],
+            {"qos": [{"name": "old", "state": "absent"}], "accounts": [{"name": "nlp", "qos": ["old"]}]},
+            ["slurm_accounting_accounts[nlp].qos names QOS old, which is not declared"],
+        ),
+        ([], {"accounts": [{"name": "gone", "state": "absent", "qos": ["nope"]}]}, []),
+    ],
+    ids=[
+        "nothing",
+        "partition-qos-declared",
+        "allow-all",
+        "case-folded",
+        "partition-qos-undeclared",
+        "account-qos-typo",
+        "user-default-qos",
+        "qos-preempts-undeclared",
+        "removed-qos-still-used",
+        "absent-account-ignored",
+    ],
+)
+def test_check_qos_references(partitions, accounting, messages):
+    findings = preflight.check_qos_references(DBD_GROUPS, partitions, accounting)
+    assert ids(findings) == ["qos_defined"] * len(messages)
+    for finding, message in zip(findings, messages):
+        assert message in finding["message"]
+
+
+def test_check_qos_references_without_accounting_host():
+    findings = preflight.check_qos_references(GROUPS, [{"name": "p", "config": {"QOS": "normal"}}], {})
+    assert ids(findings) == ["qos_defined"]
+    assert "the inventory has no slurmdbd host" in findings[0]["message"]
+
+
+def test_inventory_findings_checks_qos_references():
+    findings = inventory_findings(
+        DBD_GROUPS, {}, PARTITIONS, GOOD_KEY, dbd_storage_pass="a-long-enough-password", accounting={"users": [{"name": "bob", "qos": ["x"]}]}
+    )
+    assert ids(findings) == ["qos_defined"]
+
+
+# --- GPUs on a host ----------------------------------------------------------
+
+H200_FILES = ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3"]
+
+
+@pytest.mark.parametrize(
+    ("gpus", "present", "message"),
+    [
+        ({}, [], None),
+        ({"type": "h200", "count": 4}, H200_FILES, None),
+        (
+            {"type": "h200", "count": 4},
+            H200_FILES[:2],
+            "gpu01: slurm_node_gpus declares 4 h200 GPUs (/dev/nvidia[0-3]) but /dev/nvidia2, /dev/nvidia3 are not a character device there",
+        ),
+        ({"type": "h200", "count": 1}, [], "but /dev/nvidia0 is not a character device"),
+        ({"type": "h200", "count": -1}, [], "host gpu01: slurm_node_gpus.count=-1 must be a whole number"),
+    ],
+    ids=["none", "all-present", "two-missing", "one-missing", "malformed"],
+)
+def test_check_gpus(gpus, present, message):
+    findings = preflight.check_gpus("gpu01", gpus, present)
+    if message is None:
+        assert findings == []
+    else:
+        assert ids(findings) == ["gpus"]
+        assert message in findings[0]["message"]
+
+
+def test_host_findings_gpus_only_on_compute_nodes():
+    facts = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "gpu01", "memtotal_mb": 64000}
+    assert ids(host_findings("gpu01", facts, gpus={"type": "h200", "count": 2})) == ["gpus"]
+    assert host_findings("gpu01", facts, is_compute=False, gpus={"type": "h200", "count": 2}) == []
+    assert ids(host_findings("gpu01", facts, gpus={"type": "h200", "count": 2}, skip=["gpus"])) == []
