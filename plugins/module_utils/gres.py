@@ -62,9 +62,7 @@ def normalize_gpus(host, value):
         files = ["/dev/nvidia%d" % index for index in range(count)]
         pattern = "/dev/nvidia[0-%d]" % (count - 1) if count > 1 else "/dev/nvidia0"
     if len(files) != count:
-        raise GresError(
-            "host %s: slurm_node_gpus.count=%d but file=%s names %d devices; make them agree" % (host, count, pattern, len(files))
-        )
+        raise GresError("host %s: slurm_node_gpus.count=%d but file=%s names %d devices; make them agree" % (host, count, pattern, len(files)))
     return {"type": gpu_type, "count": count, "file": str(pattern), "files": files}
 
 

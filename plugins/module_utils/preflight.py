@@ -278,9 +278,7 @@ def check_qos_references(groups, partitions, accounting):
     return findings
 
 
-def inventory_findings(
-    groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", ""), accounting=None
-):
+def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", ""), accounting=None):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
 
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.

@@ -226,9 +226,7 @@ def partition_lines(partitions, groups, exclusive=()):
         folded = {key.lower() for key in config}
         wanted = partition.get("exclusive")
         if wanted is not None and "oversubscribe" in folded:
-            raise SlurmConfError(
-                "slurm_partitions: partition %s sets both exclusive: %s and OverSubscribe in config; keep one" % (name, wanted)
-            )
+            raise SlurmConfError("slurm_partitions: partition %s sets both exclusive: %s and OverSubscribe in config; keep one" % (name, wanted))
         if wanted is None and "oversubscribe" not in folded:
             wanted = set(members) <= set(exclusive)
         if wanted:

@@ -17,7 +17,10 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.gres import (
         ({"type": "a100", "count": 1}, {"type": "a100", "count": 1, "file": "/dev/nvidia0", "files": ["/dev/nvidia0"]}),
         ({"type": "h200", "count": "2"}, {"type": "h200", "count": 2, "file": "/dev/nvidia[0-1]", "files": ["/dev/nvidia0", "/dev/nvidia1"]}),
         ({"type": "l40s", "file": "/dev/nvidia[2-3]"}, {"type": "l40s", "count": 2, "file": "/dev/nvidia[2-3]", "files": ["/dev/nvidia2", "/dev/nvidia3"]}),
-        ({"type": "b200", "count": 2, "file": "/dev/nvidia[0,4]"}, {"type": "b200", "count": 2, "file": "/dev/nvidia[0,4]", "files": ["/dev/nvidia0", "/dev/nvidia4"]}),
+        (
+            {"type": "b200", "count": 2, "file": "/dev/nvidia[0,4]"},
+            {"type": "b200", "count": 2, "file": "/dev/nvidia[0,4]", "files": ["/dev/nvidia0", "/dev/nvidia4"]},
+        ),
     ],
     ids=["count", "one", "count-as-text", "file-gives-count", "file-list"],
 )

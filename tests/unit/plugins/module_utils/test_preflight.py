@@ -394,7 +394,7 @@ DBD_GROUPS = dict(GROUPS, slurmdbd=["dbd1"])
 def test_check_qos_references(partitions, accounting, messages):
     findings = preflight.check_qos_references(DBD_GROUPS, partitions, accounting)
     assert ids(findings) == ["qos_defined"] * len(messages)
-    for finding, message in zip(findings, messages):
+    for finding, message in zip(findings, messages, strict=True):
         assert message in finding["message"]
 
 
