@@ -110,9 +110,10 @@ def slurm_preflight_inventory(
     return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting)
 
 
-def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=()):
-    """Per-host preflight findings from gathered facts and the GPU device files found."""
-    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, gpu_files)
+def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=()):
+    """Per-host preflight findings from gathered facts and the ``stat`` results of the GPU device files."""
+    present = [r["item"] for r in gpu_stats or () if (r.get("stat") or {}).get("ischr")]
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present)
 
 
 def slurm_topology_switches(names, hostvars, spines=None):

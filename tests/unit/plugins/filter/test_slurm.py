@@ -288,3 +288,15 @@ def test_exclusive_and_oversubscribe_together_is_an_error():
     partitions = [{"name": "p", "groups": ["h200"], "exclusive": True, "config": {"OverSubscribe": "NO"}}]
     with pytest.raises(AnsibleFilterError, match="partition p sets both exclusive: True and OverSubscribe"):
         slurm_conf_lines({}, nodes, partitions, GPU_GROUPS, ["h200"])
+
+
+def test_slurm_preflight_host_counts_only_character_devices():
+    facts = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "g1", "memtotal_mb": 64000}
+    stats = [
+        {"item": "/dev/nvidia0", "stat": {"exists": True, "ischr": True}},
+        {"item": "/dev/nvidia1", "stat": {"exists": True, "ischr": False}},
+        {"item": "/dev/nvidia2", "stat": {"exists": False}},
+    ]
+    findings = slurm_preflight_host("g1", facts, gpus={"type": "h200", "count": 3}, gpu_stats=stats)
+    assert [f["id"] for f in findings] == ["gpus"]
+    assert "/dev/nvidia1, /dev/nvidia2 are not a character device" in findings[0]["message"]
