@@ -53,14 +53,14 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
 
 
 @_model
-def slurm_conf_lines(config, nodes, partitions, groups, exclusive_gpu_types=()):
+def slurm_conf_lines(config, nodes, partitions, groups, exclusive_gpu_types=(), partition_defaults=None):
     """Every line of slurm.conf: parameters, then nodes, then partitions."""
     return (
         slurm_conf.parameter_lines(config)
         + ["", "# Nodes: one line per hardware shape, from each host's facts"]
         + slurm_conf.node_lines(nodes)
         + ["", "# Partitions"]
-        + slurm_conf.partition_lines(partitions, groups, gres.exclusive_nodes(nodes, exclusive_gpu_types))
+        + slurm_conf.partition_lines(partitions, groups, gres.exclusive_nodes(nodes, exclusive_gpu_types), partition_defaults)
     )
 
 

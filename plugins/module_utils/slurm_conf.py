@@ -180,7 +180,7 @@ def node_lines(nodes):
     return lines
 
 
-def partition_lines(partitions, groups, exclusive=()):
+def partition_lines(partitions, groups, exclusive=(), common=None):
     """PartitionName lines from ``slurm_partitions`` and the inventory groups.
 
     Each partition is ``{name, groups, default, exclusive, config}``; its nodes
@@ -188,6 +188,8 @@ def partition_lines(partitions, groups, exclusive=()):
     ``exclusive``: the nodes of whole-node GPU classes (gres.exclusive_nodes).
     A partition whose nodes are all such nodes gets OverSubscribe=EXCLUSIVE
     unless it says ``exclusive: false`` or sets OverSubscribe itself.
+    ``common``: parameters every partition gets unless its config sets them
+    (the collection's GraceTime when preemption is on).
     """
     if not partitions:
         raise SlurmConfError("slurm_partitions is empty; declare at least one partition")
@@ -231,7 +233,7 @@ def partition_lines(partitions, groups, exclusive=()):
             wanted = set(members) <= set(exclusive)
         if wanted:
             config["OverSubscribe"] = "EXCLUSIVE"
-        for key, value in (("State", "UP"), ("MaxTime", "INFINITE")):
+        for key, value in [("State", "UP"), ("MaxTime", "INFINITE")] + sorted((common or {}).items()):
             if key.lower() not in folded:
                 config[key] = value
         words.extend("%s=%s" % (key, format_value(config[key])) for key in sorted(config))

@@ -386,3 +386,13 @@ def test_node_from_facts_features():
     facts = {"processor_count": 1, "processor_cores": 2, "processor_threads_per_core": 1, "processor_vcpus": 2, "memtotal_mb": 4096}
     node = slurm_conf.node_from_facts("gpu1", facts, 0, None, {"gpu_type": "h200"})
     assert node["Features"] == "gpu_type=h200"
+
+
+def test_partition_defaults_fill_only_what_a_partition_leaves_unset():
+    partitions = [
+        {"name": "batch", "groups": ["g"], "default": True},
+        {"name": "urgent", "groups": ["g"], "config": {"gracetime": 0}},
+    ]
+    batch, urgent = slurm_conf.partition_lines(partitions, {"g": ["n1"]}, common={"GraceTime": 300})
+    assert batch == "PartitionName=batch Nodes=n1 Default=YES GraceTime=300 MaxTime=INFINITE State=UP"
+    assert "GraceTime" not in urgent and "gracetime=0" in urgent
