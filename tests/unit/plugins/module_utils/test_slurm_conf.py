@@ -395,4 +395,4 @@ def test_partition_defaults_fill_only_what_a_partition_leaves_unset():
     ]
     batch, urgent = slurm_conf.partition_lines(partitions, {"g": ["n1"]}, common={"GraceTime": 300})
     assert batch == "PartitionName=batch Nodes=n1 Default=YES GraceTime=300 MaxTime=INFINITE State=UP"
-    assert "GraceTime" not in urgent and "gracetime=0" in urgent
+    assert urgent == "PartitionName=urgent Nodes=n1 Default=NO MaxTime=INFINITE State=UP gracetime=0"
