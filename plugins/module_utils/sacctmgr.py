@@ -606,7 +606,8 @@ def plan(desired, state, cluster):
     Each step: {"kind", "name", "action", "args"} where args follow ``sacctmgr``.
     """
     cluster = cluster.lower()
-    if not state.get("root"):
+    # QOS are global to slurmdbd; only associations need the cluster.
+    if (desired["accounts"] or desired["users"]) and not state.get("root"):
         raise AccountingError("cluster %s has no root association in slurmdbd; register it first (sacctmgr add cluster %s)" % (cluster, cluster))
     _check_references(desired, state)
     where_cluster = "cluster=%s" % cluster

@@ -28,7 +28,8 @@ options:
   cluster:
     description:
       - The cluster's C(ClusterName). Accounts and users are managed through their associations on this cluster; it
-        must already be registered in slurmdbd (slurmctld registers it on first start, or C(sacctmgr add cluster)).
+        must already be registered in slurmdbd (slurmctld registers it on first start, or C(sacctmgr add cluster))
+        when O(accounts) or O(users) are given. QOS alone need no registered cluster.
     type: str
     required: true
   qos:

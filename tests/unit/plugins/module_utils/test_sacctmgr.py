@@ -184,6 +184,14 @@ def test_parse_state_of_a_cluster_without_root_cannot_plan():
         plan(desired(), state, CLUSTER)
 
 
+def test_qos_alone_need_no_registered_cluster():
+    # slurmctld cannot start while a partition names a QOS slurmdbd lacks, so
+    # the QOS are declared before the cluster registers.
+    steps = plan(desired(accounts=[], users=[]), parse_state(dict(EMPTY, assocs="")), CLUSTER)
+    assert steps
+    assert {step["kind"] for step in steps} == {"qos"}
+
+
 # --- normalizers -----------------------------------------------------------------
 
 
