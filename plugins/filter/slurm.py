@@ -85,6 +85,11 @@ def slurm_gpu_files(gpus):
     return normalized["files"] if normalized else []
 
 
+def slurm_qos_names(qos):
+    """The QOS to be present, by name only: ``[{"name": ...}]``."""
+    return [{"name": item["name"]} for item in qos or () if (item.get("state") or "present") == "present"]
+
+
 @_model
 def slurm_merge_config(base, *layers):
     """Merge slurm.conf parameter dicts; a null value removes the key."""
@@ -155,6 +160,7 @@ class FilterModule(object):
             "slurm_parameter_lines": slurm_parameter_lines,
             "slurm_preflight_host": slurm_preflight_host,
             "slurm_preflight_inventory": slurm_preflight_inventory,
+            "slurm_qos_names": slurm_qos_names,
             "slurm_restart_keys": slurm_restart_keys,
             "slurm_topology_switches": slurm_topology_switches,
         }

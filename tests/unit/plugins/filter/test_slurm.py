@@ -16,6 +16,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_parameter_lines,
     slurm_preflight_host,
     slurm_preflight_inventory,
+    slurm_qos_names,
     slurm_restart_keys,
     slurm_topology_switches,
 )
@@ -48,6 +49,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_parameter_lines": slurm_parameter_lines,
         "slurm_preflight_host": slurm_preflight_host,
         "slurm_preflight_inventory": slurm_preflight_inventory,
+        "slurm_qos_names": slurm_qos_names,
         "slurm_restart_keys": slurm_restart_keys,
         "slurm_topology_switches": slurm_topology_switches,
     }
@@ -300,3 +302,9 @@ def test_slurm_preflight_host_counts_only_character_devices():
     findings = slurm_preflight_host("g1", facts, gpus={"type": "h200", "count": 3}, gpu_stats=stats)
     assert [f["id"] for f in findings] == ["gpus"]
     assert "/dev/nvidia1, /dev/nvidia2 are not a character device" in findings[0]["message"]
+
+
+def test_slurm_qos_names_keeps_the_present_ones_bare():
+    qos = [{"name": "high", "priority": 100, "max_tres_per_user": "gres/gpu=16"}, {"name": "old", "state": "absent"}, {"name": "low", "state": "present"}]
+    assert slurm_qos_names(qos) == [{"name": "high"}, {"name": "low"}]
+    assert slurm_qos_names(None) == []
