@@ -1,0 +1,46 @@
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.aicluster.slurm.plugins.filter.healthcheck import CHECKS, FilterModule, healthcheck_config
+
+NODE = {"name": "gpu01", "real_memory_mb": 515000, "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"]}
+SETTINGS = {"timeout": 5, "disk_free_mb": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}, "skip": []}
+
+
+def test_a_gpu_node_checks_its_devices_the_driver_and_xids():
+    config = healthcheck_config(NODE, SETTINGS)
+    assert config["node"] == "gpu01"
+    assert config["timeout"] == 5
+    assert sorted(config["checks"]) == sorted(CHECKS)
+    assert config["checks"]["gres_devices"] == {"files": ["/dev/nvidia0", "/dev/nvidia1"]}
+    assert config["checks"]["smi"]["expect_count"] == 2
+    assert config["checks"]["memory"] == {"real_memory_mb": 515000}
+    assert config["checks"]["disk_free"] == {"paths": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}}
+    assert config["checks"]["ib_ports"] == {"sysfs": "/sys/class/infiniband"}
+
+
+def test_a_node_without_gpus_skips_the_gpu_checks():
+    config = healthcheck_config(dict(NODE, gpu_files=[]), SETTINGS)
+    assert not {"gres_devices", "smi", "xid"} & set(config["checks"])
+
+
+def test_skip_and_infiniband_settings():
+    config = healthcheck_config(NODE, dict(SETTINGS, skip=["clock", "smi"], ib_rate_gbps=400, ib_hcas=["mlx5_0"]))
+    assert "clock" not in config["checks"]
+    assert "smi" not in config["checks"]
+    assert config["checks"]["ib_ports"] == {"sysfs": "/sys/class/infiniband", "rate_gbps": 400, "hcas": ["mlx5_0"]}
+
+
+def test_unknown_skip_names_the_checks():
+    with pytest.raises(AnsibleFilterError, match="healthcheck_skip: clok not a check; the checks are gres_devices"):
+        healthcheck_config(NODE, dict(SETTINGS, skip=["clok"]))
+
+
+@pytest.mark.parametrize("value", ["lots", -1, True, None])
+def test_bad_free_space_names_the_path_and_value(value):
+    with pytest.raises(AnsibleFilterError, match="healthcheck_disk_free_mb: /scratch: .* is not a whole number of MiB"):
+        healthcheck_config(NODE, dict(SETTINGS, disk_free_mb={"/scratch": value}))
+
+
+def test_filter_module():
+    assert FilterModule().filters() == {"healthcheck_config": healthcheck_config}
