@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """aicluster-nhc: node health check for Slurm GPU compute nodes.
 
-Installed as /usr/local/sbin/aicluster-nhc and run as root by slurmd
-(HealthCheckProgram) and optionally as a Slurm Prolog. It runs the checks named
+Installed as /usr/local/lib/aicluster/aicluster_nhc.py behind the wrapper
+/usr/local/sbin/aicluster-nhc and run as root by slurmd (HealthCheckProgram) and optionally as a Slurm Prolog. It runs the checks named
 in a JSON config (/etc/aicluster/nhc.json, written by Ansible): GPU device
 files, nvidia-smi/npu-smi, new NVIDIA XIDs in the kernel log, InfiniBand port
 state and rate, free disk space, memory, munge and clock sync.
@@ -351,7 +350,7 @@ def check_xid(spec, config):
     """
     xids = parse_xids(_succeeded(run_command(spec["command"])).stdout)
     seen = load_xid_seen(config["state_dir"])
-    state = list(dict.fromkeys(digest for digest, _, _ in xids))[-XID_SEEN_MAX:]
+    state = list(dict.fromkeys(digest for digest, _code, _device in xids))[-XID_SEEN_MAX:]
     new = [f"Xid {code} on {device}" for digest, code, device in xids if digest not in seen and code not in spec["ignore"]]
     if not new:
         return Result(True, state=state)
@@ -513,9 +512,9 @@ def run_checks(config):
         running[receiver] = (name, proc, start + spec["timeout"], spec["timeout"])
     results = {}
     while running:
-        wait_for = max(0.0, min(deadline for _, _, deadline, _ in running.values()) - time.monotonic())
+        wait_for = max(0.0, min(entry[2] for entry in running.values()) - time.monotonic())
         for conn in multiprocessing.connection.wait(list(running), timeout=wait_for):
-            name, proc, _, _ = running.pop(conn)
+            name, proc = running.pop(conn)[:2]
             results[name] = _receive(conn, proc)
             results[name].seconds = time.monotonic() - start
             _kill(proc)  # also ends anything the check left running

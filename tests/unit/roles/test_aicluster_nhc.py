@@ -196,8 +196,8 @@ def test_clock(tmp_path):
 
 def test_parse_xids_both_formats():
     xids = nhc.parse_xids("\n".join([KERNEL_NOISE, XID_ISO, "random line mentioning Xid 13", XID_MONO]))
-    assert [(code, device) for _, code, device in xids] == [(79, "PCI:0000:3b:00"), (48, "PCI:0000:86:00")]
-    assert len({digest for digest, _, _ in xids}) == 2
+    assert [(code, device) for _digest, code, device in xids] == [(79, "PCI:0000:3b:00"), (48, "PCI:0000:86:00")]
+    assert len({digest for digest, _code, _device in xids}) == 2
 
 
 def _xid_run(tmp_path, log, spec=None):
@@ -535,10 +535,9 @@ def test_report(tmp_path, slurm, capsys):
 
 def test_script_runs_standalone(tmp_path):
     path = write_config(tmp_path, {"smi": {"command": ["sleep", "60"], "timeout": 1}, **PASSING})
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--config", str(path), "--mode", "report"], capture_output=True, text=True, timeout=20)
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--config", str(path), "--mode", "report"], capture_output=True, text=True, timeout=20, check=False)
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[:2] == ["ok gres_devices", "FAIL smi: timed out after 1s"]
-    assert SCRIPT.read_text().startswith("#!/usr/bin/python3\n")
 
 
 # ---------------------------------------------------------------- config errors
