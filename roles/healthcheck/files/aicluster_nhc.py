@@ -1,8 +1,9 @@
 """aicluster-nhc: node health check for Slurm GPU compute nodes.
 
 Installed as /usr/local/lib/aicluster/aicluster_nhc.py behind the wrapper
-/usr/local/sbin/aicluster-nhc and run as root by slurmd (HealthCheckProgram) and optionally as a Slurm Prolog. It runs the checks named
-in a JSON config (/etc/aicluster/nhc.json, written by Ansible): GPU device
+/usr/local/sbin/aicluster-nhc and run as root by slurmd (HealthCheckProgram)
+and optionally as a Slurm Prolog. It runs the checks named in a JSON config
+(/etc/aicluster/nhc.json, written by Ansible): GPU device
 files, nvidia-smi/npu-smi, new NVIDIA XIDs in the kernel log, InfiniBand port
 state and rate, free disk space, memory, munge and clock sync.
 
