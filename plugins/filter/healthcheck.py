@@ -23,6 +23,16 @@ def _mib(path, value):
     return number
 
 
+def healthcheck_settings(settings):
+    """The role's variables, checked: preflight calls it before any host is changed."""
+    skip = list(settings.get("skip") or [])
+    unknown = sorted(set(skip) - set(CHECKS))
+    if unknown:
+        raise AnsibleFilterError("healthcheck_skip: %s not a check; the checks are %s" % (", ".join(unknown), ", ".join(CHECKS)))
+    disk_free = {str(path): _mib(path, mib) for path, mib in sorted((settings.get("disk_free_mb") or {}).items())}
+    return dict(settings, skip=skip, disk_free_mb=disk_free)
+
+
 def healthcheck_config(node, settings):
     """The checks one node runs, as the checker reads them (JSON).
 
@@ -32,16 +42,15 @@ def healthcheck_config(node, settings):
     and new XID errors; every node checks its disks, memory, munge, clock and
     InfiniBand ports (none found: nothing to check).
     """
-    skip = list(settings.get("skip") or [])
-    unknown = sorted(set(skip) - set(CHECKS))
-    if unknown:
-        raise AnsibleFilterError("healthcheck_skip: %s not a check; the checks are %s" % (", ".join(unknown), ", ".join(CHECKS)))
+    settings = healthcheck_settings(settings)
+    skip = settings["skip"]
     gpu_files = list(node.get("gpu_files") or [])
+    # Commands are the checker's own defaults (aicluster_nhc.CHECK_OPTIONS).
     checks = {
-        "disk_free": {"paths": {str(path): _mib(path, mib) for path, mib in sorted((settings.get("disk_free_mb") or {}).items())}},
+        "disk_free": {"paths": settings["disk_free_mb"]},
         "memory": {"real_memory_mb": int(node["real_memory_mb"])},
-        "munge": {"command": ["sh", "-c", "munge -n | unmunge"]},
-        "clock": {"command": ["timedatectl", "show", "--property=NTPSynchronized", "--value"], "expect": "yes"},
+        "munge": {},
+        "clock": {},
         "ib_ports": {"sysfs": "/sys/class/infiniband"},
     }
     if settings.get("ib_rate_gbps"):
@@ -50,8 +59,8 @@ def healthcheck_config(node, settings):
         checks["ib_ports"]["hcas"] = list(settings["ib_hcas"])
     if gpu_files:
         checks["gres_devices"] = {"files": gpu_files}
-        checks["smi"] = {"command": ["nvidia-smi", "-L"], "expect_count": len(gpu_files), "count_regex": "^GPU [0-9]+:"}
-        checks["xid"] = {"command": ["dmesg", "--kernel", "--time-format", "iso"]}
+        checks["smi"] = {"expect_count": len(gpu_files)}
+        checks["xid"] = {}
     return {
         "node": node["name"],
         "timeout": int(settings.get("timeout") or 10),
@@ -63,4 +72,4 @@ def healthcheck_config(node, settings):
 
 class FilterModule:
     def filters(self):
-        return {"healthcheck_config": healthcheck_config}
+        return {"healthcheck_config": healthcheck_config, "healthcheck_settings": healthcheck_settings}

@@ -1,7 +1,7 @@
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aicluster.slurm.plugins.filter.healthcheck import CHECKS, FilterModule, healthcheck_config
+from ansible_collections.aicluster.slurm.plugins.filter.healthcheck import CHECKS, FilterModule, healthcheck_config, healthcheck_settings
 
 NODE = {"name": "gpu01", "real_memory_mb": 515000, "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"]}
 SETTINGS = {"timeout": 5, "disk_free_mb": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}, "skip": []}
@@ -42,5 +42,31 @@ def test_bad_free_space_names_the_path_and_value(value):
         healthcheck_config(NODE, dict(SETTINGS, disk_free_mb={"/scratch": value}))
 
 
+def test_settings_alone_are_checked_for_preflight():
+    assert healthcheck_settings({"skip": ["clock"], "disk_free_mb": {"/tmp": "512"}})["disk_free_mb"] == {"/tmp": 512}
+    with pytest.raises(AnsibleFilterError, match="healthcheck_skip: smi2 not a check"):
+        healthcheck_settings({"skip": ["smi2"]})
+
+
+def test_config_loads_in_the_checker():
+    # The commands left out are the checker's defaults; the checker must accept the config as written.
+    import importlib.util
+    import json
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[4] / "roles" / "healthcheck" / "files" / "aicluster_nhc.py"
+    spec = importlib.util.spec_from_file_location("aicluster_nhc_config_test", path)
+    nhc = importlib.util.module_from_spec(spec)
+    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in the role's files/
+    try:
+        spec.loader.exec_module(nhc)
+    finally:
+        sys.dont_write_bytecode = write_bytecode
+    parsed = nhc.parse_config(json.loads(json.dumps(healthcheck_config(NODE, SETTINGS))))
+    assert parsed["checks"]["smi"]["command"] == ["nvidia-smi", "-L"]
+    assert parsed["checks"]["smi"]["expect_count"] == 2
+
+
 def test_filter_module():
-    assert FilterModule().filters() == {"healthcheck_config": healthcheck_config}
+    assert FilterModule().filters() == {"healthcheck_config": healthcheck_config, "healthcheck_settings": healthcheck_settings}
