@@ -115,13 +115,18 @@ def features(value):
     return ",".join(sorted(items))
 
 
+def has_node_facts(facts):
+    """Whether ``facts`` hold what a NodeName line is computed from."""
+    return bool(facts) and "processor_vcpus" in facts and "memtotal_mb" in facts
+
+
 def node_from_facts(name, facts, memory_reserve_mb=0, extra=None, node_features=None, node_gpus=None):
     """The NodeName attributes of one host, from that host's own facts.
 
     An inventory name with a domain becomes the node's NodeAddr, so the
     NodeName stays the short host name that slurmd looks itself up by.
     """
-    if not facts or "processor_vcpus" not in facts or "memtotal_mb" not in facts:
+    if not has_node_facts(facts):
         raise SlurmConfError(
             "host %s: hardware facts are missing (processor_*, memtotal_mb); gather facts on every compute node in the same run or enable a fact cache" % name
         )
