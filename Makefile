@@ -7,7 +7,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it
+.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it badinput
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
@@ -17,6 +17,7 @@ help:
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
+	@echo "make badinput       run the bad-input catalogue (tests/badinput) through site.yml on the lab: all rejected, no host changed"
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -44,7 +45,7 @@ lab-shell:
 lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
-test: lint unit sanity build topology-it
+test: lint unit sanity build topology-it badinput
 	$(MAKE) scenario S=startup
 	$(MAKE) scenario S=midsize
 
@@ -70,6 +71,14 @@ bench: $(VENV)/.stamp collection image
 # Real fabric captures -> topology.conf -> a real slurmctld (skipped without ../shared/fabrics).
 topology-it: $(VENV)/.stamp collection image
 	python tests/integration/topology_slurmctld.py
+
+# The bad-input catalogue: each case through site.yml against the lab
+# containers (created bare when missing) and a real Debian 12 container;
+# preflight must stop each one and no host may change (tests/badinput/run.py).
+badinput: $(VENV)/.stamp collection image
+	bash tests/badinput/image.sh
+	ansible-playbook -i inventories/lab lab/create.yml
+	python tests/badinput/run.py
 
 build: $(VENV)/.stamp
 	bash tests/build.sh

@@ -109,16 +109,44 @@ def slurm_restart_keys(old_text, new_lines):
 
 
 def slurm_preflight_inventory(
-    groups, config, partitions, munge_key="", cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", ""), accounting=None
+    groups,
+    config,
+    partitions,
+    munge_key="",
+    cgroups_enforced=True,
+    skip=(),
+    dbd_storage_pass=None,
+    preempt=("", ""),
+    accounting=None,
+    slurm_version="",
+    topology=None,
+    hostvars=None,
 ):
-    """Inventory-only preflight findings."""
-    return preflight.inventory_findings(groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting)
+    """Inventory-only preflight findings.
+
+    ``topology``: ``{source, spines, blocks, block_sizes, strict}`` (slurm_topology_*);
+    with ``hostvars`` the switches are built from each compute host's
+    ``slurm_topology_leaf`` exactly as the slurmctld role builds them.
+    """
+    inputs = dict(topology or {})
+    if inputs.get("source") == "inventory" and hostvars is not None:
+        inputs["switches"] = _preflight_switches(groups.get("slurm_compute") or [], hostvars, inputs.get("spines"))
+    return preflight.inventory_findings(
+        groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting, slurm_version, inputs
+    )
 
 
-def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=()):
+def _preflight_switches(names, hostvars, spines):
+    # A malformed spine expression is the hostlist check's finding, not an exception here.
+    if preflight.check_hostlists(spines):
+        return []
+    return slurm_topology_switches(names, hostvars, spines)
+
+
+def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=(), node_config=None):
     """Per-host preflight findings from gathered facts and the ``stat`` results of the GPU device files."""
     present = [r["item"] for r in gpu_stats or () if (r.get("stat") or {}).get("ischr")]
-    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present)
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config)
 
 
 def slurm_topology_switches(names, hostvars, spines=None):

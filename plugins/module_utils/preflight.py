@@ -13,8 +13,10 @@ __metaclass__ = type
 
 import base64
 import binascii
+import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # slurm.conf values that do not exist in Slurm, with what to use instead.
 # Several come from a widely copied article; Slurm 24.11 refuses to start
@@ -197,6 +199,10 @@ def check_preemption(preempt_type, preempt_mode):
     return [_finding("preemption", "error", "slurm_preempt_mode=%s: %s" % (preempt_mode, problem))]
 
 
+# PartitionName parameters the collection writes itself (slurm_conf.partition_lines).
+PARTITION_OWNED_KEYS = ("partitionname", "nodes", "default")
+
+
 def check_partitions(partitions, groups):
     findings = []
     defaults = [p.get("name") for p in partitions or [] if p.get("default")]
@@ -208,7 +214,33 @@ def check_partitions(partitions, groups):
                 "slurm_partitions: %s are all default: true; mark exactly one" % ", ".join(map(str, defaults)),
             )
         )
+    seen = set()
     for partition in partitions or []:
+        name = partition.get("name")
+        if not name:
+            findings.append(_finding("partitions", "error", "slurm_partitions: an entry has no name (%r); give every partition a name" % (partition,)))
+        elif name in seen:
+            findings.append(_finding("partitions", "error", "slurm_partitions: partition %s is declared twice; merge the two entries or rename one" % name))
+        seen.add(name)
+        if not partition.get("groups"):
+            findings.append(
+                _finding(
+                    "partitions",
+                    "error",
+                    "slurm_partitions: partition %s has groups=%s; list the inventory groups whose hosts it holds, e.g. groups: [slurm_compute]"
+                    % (name, partition.get("groups")),
+                )
+            )
+        owned = ["%s=%s" % (k, v) for k, v in (partition.get("config") or {}).items() if k.lower() in PARTITION_OWNED_KEYS]
+        if owned:
+            findings.append(
+                _finding(
+                    "partitions",
+                    "error",
+                    "slurm_partitions: partition %s sets %s in config; the collection writes PartitionName, Nodes and Default "
+                    "from name, groups and default: put the nodes in an inventory group and list it under groups" % (name, ", ".join(owned)),
+                )
+            )
         for group in partition.get("groups") or []:
             if not groups.get(group):
                 findings.append(
@@ -278,11 +310,255 @@ def check_qos_references(groups, partitions, accounting):
     return findings
 
 
-def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=True, skip=(), dbd_storage_pass=None, preempt=("", ""), accounting=None):
+def check_node_names(groups):
+    """Slurm names a node by its short host name, so two inventory names with one short name are one NodeName."""
+    by_short = {}
+    for name in groups.get("slurm_compute") or []:
+        by_short.setdefault(name.split(".", 1)[0], []).append(name)
+    return [
+        _finding(
+            "node_names_unique",
+            "error",
+            "inventory group slurm_compute has hosts %s, which all become NodeName=%s (Slurm names a node by its short host name); "
+            "give each node its own short name in the inventory and on the host" % (", ".join(names), short),
+        )
+        for short, names in sorted(by_short.items())
+        if len(names) > 1
+    ]
+
+
+# StateSaveLocation as the collection sets it (roles/slurm/vars/main.yml): a local directory.
+LOCAL_STATE_SAVE = "/var/lib/slurm/slurmctld"
+
+
+def check_state_save(groups, config):
+    """A backup controller takes over from the state the primary saved, so with two the state must be shared."""
+    location = LOCAL_STATE_SAVE
+    for key, value in (config or {}).items():
+        if key.lower() == "statesavelocation" and value not in (None, ""):
+            location = str(value)
+    if not location.startswith("/"):
+        return [
+            _finding(
+                "state_save_shared",
+                "error",
+                "slurm_config.StateSaveLocation=%s is not an absolute path; give the directory slurmctld saves its state in, e.g. %s"
+                % (location, LOCAL_STATE_SAVE),
+            )
+        ]
+    controllers = groups.get("slurmctld") or []
+    # Three or more is controller_count's error already.
+    if len(controllers) != 2 or location.rstrip("/") != LOCAL_STATE_SAVE:
+        return []
+    return [
+        _finding(
+            "state_save_shared",
+            "error",
+            "inventory group slurmctld has 2 hosts (%s) but slurm_config.StateSaveLocation=%s is the collection's local default: "
+            "the backup controller cannot read the primary's saved state and would start with no jobs. Set "
+            "slurm_config.StateSaveLocation to a directory on storage both controllers mount (NFS, Lustre, ...), or keep one controller"
+            % (", ".join(controllers), location),
+        )
+    ]
+
+
+# The Slurm release series this collection configures (roles/slurm/vars/Debian_13.yml, __slurm_series).
+SLURM_SERIES = "24.11"
+# [epoch:]major.minor then a point release, a revision or an apt wildcard.
+_DEBIAN_SLURM_VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)[.*-]")
+
+
+def check_slurm_version(version):
+    """A pinned slurm_package_version must be of the series the configuration is written for.
+
+    The slurm role compares the installed version only after apt has run; this
+    catches the pin before any host is changed.
+    """
+    if version in (None, ""):
+        return []
+    text = str(version).strip()
+    match = _DEBIAN_SLURM_VERSION.match(text)
+    if match and "%s.%s" % match.groups() == SLURM_SERIES:
+        return []
+    seen = ("is Slurm %s.%s" % match.groups()) if match else "is not a Debian package version of Slurm (such as %s.5-4)" % SLURM_SERIES
+    return [
+        _finding(
+            "slurm_version",
+            "error",
+            "slurm_package_version=%s %s, but this collection configures Slurm %s only: pin a %s build "
+            "(apt-cache policy slurm-client lists them, e.g. %s.5-4 or %s.*) or leave slurm_package_version empty for the release's own"
+            % (text, seen, SLURM_SERIES, SLURM_SERIES, SLURM_SERIES, SLURM_SERIES),
+        )
+    ]
+
+
+_HOSTLIST_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+# Beyond this a typo (node[1-1000000]) is likelier than a cluster.
+HOSTLIST_MAX_NAMES = 100000
+
+
+def _range_problem(body):
+    count = 0
+    for item in body.split(","):
+        match = _HOSTLIST_RANGE.match(item)
+        if not match:
+            return "[%s] holds %r, which is not a number or a range such as 1-8" % (body, item)
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        if high < low:
+            return "the range %s runs backwards" % item
+        count += high - low + 1
+    if count > HOSTLIST_MAX_NAMES:
+        return "[%s] names %d hosts, more than %d" % (body, count, HOSTLIST_MAX_NAMES)
+    return None
+
+
+def hostlist_problem(expression):
+    """Why ``expression`` is not a Slurm hostlist expression (``node[01-04,07]``), or None."""
+    text = "" if expression is None else str(expression)
+    if not text.strip():
+        return "it is empty"
+    if re.search(r"\s", text):
+        return "it contains whitespace"
+    depth, body, part = 0, "", ""
+    for char in text + ",":
+        if char == "[":
+            if depth:
+                return "brackets are nested"
+            depth, body = 1, ""
+        elif char == "]":
+            if not depth:
+                return "']' has no '['"
+            depth = 0
+            problem = _range_problem(body)
+            if problem:
+                return problem
+        elif depth:
+            body += char
+        elif char == ",":
+            if not part:
+                return "it has an empty name between commas"
+            part = ""
+            continue
+        part += char
+    if depth:
+        return "'[' has no ']'"
+    return None
+
+
+def _expressions(value):
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def check_hostlists(spines=None, blocks=None):
+    """The hostlist expressions users write: child switches in slurm_topology_spines, nodes in slurm_topology_blocks."""
+    inputs = []
+    for spine, children in sorted((spines or {}).items()):
+        inputs.extend(("slurm_topology_spines.%s" % spine, e) for e in _expressions(children))
+    for block in blocks or []:
+        if isinstance(block, dict):
+            inputs.extend(("slurm_topology_blocks[%s].nodes" % block.get("name"), e) for e in _expressions(block.get("nodes")))
+    findings = []
+    for where, expression in inputs:
+        problem = hostlist_problem(expression)
+        if problem:
+            findings.append(
+                _finding(
+                    "hostlist",
+                    "error",
+                    "%s=%s is not a hostlist expression: %s; write names or ranges such as node[01-04,07]" % (where, expression, problem),
+                )
+            )
+    return findings
+
+
+TOPOLOGY_SOURCES = ("", "inventory", "ibnetdiscover", "blocks")
+_TOPOLOGY_FIX = {
+    "inventory": "fix the hosts' slurm_topology_leaf and slurm_topology_spines (spine: [child switches]) so the switches form one tree",
+    "blocks": "fix slurm_topology_blocks (ordered {name, nodes}) and slurm_topology_block_sizes",
+}
+
+
+def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=None, strict=False):
+    """What slurmctld would refuse in a topology given in the inventory, before slurmctld sees it.
+
+    ``switches``: the switch list the slurmctld role passes to slurm_topology
+    (slurm_topology_switches); ``compute``: the slurm_compute hosts. The
+    ibnetdiscover source is read on the controller, so it is checked there.
+    """
+    source = source or ""
+    if source not in TOPOLOGY_SOURCES:
+        return [
+            _finding(
+                "topology",
+                "error",
+                "slurm_topology_source=%s is not a topology source; use inventory, ibnetdiscover, blocks, or empty for none" % source,
+            )
+        ]
+    if source not in _TOPOLOGY_FIX:
+        return []
+    fix = _TOPOLOGY_FIX[source]
+    try:
+        if source == "inventory":
+            tree, duplicates = topology.switches_from_list(switches)
+            errors, warnings = topology.validate_tree(tree, duplicates, None, SLURM_SERIES)
+            placed = {node for switch in tree.values() for node in switch["nodes"]}
+        else:
+            parsed = topology.blocks_from_list(blocks)
+            sizes = [int(size) for size in block_sizes or []]
+            errors, warnings = topology.validate_blocks(parsed, sizes, None, SLURM_SERIES)
+            placed = {node for block in parsed for node in block["nodes"]}
+    except (topology.TopologyError, ValueError, TypeError, AttributeError) as exc:
+        errors, warnings, placed = [str(exc)], [], set()
+    severity = "error" if strict else "warning"
+    findings = [_finding("topology", "error", "slurm_topology_source=%s: %s; %s" % (source, e, fix)) for e in errors]
+    findings.extend(_finding("topology", severity, "slurm_topology_source=%s: %s" % (source, w)) for w in warnings)
+    known = {name.split(".", 1)[0] for name in compute or ()}
+    unknown = sorted(placed - known)
+    if unknown and not errors:
+        findings.append(
+            _finding(
+                "topology_nodes",
+                "error",
+                "slurm_topology_source=%s names nodes %s, which are not in slurm_compute; slurmctld would drop them. Fix the names, "
+                "or add the hosts to slurm_compute" % (source, compress(unknown)),
+            )
+        )
+    uncovered = sorted(known - placed)
+    if uncovered and not errors:
+        findings.append(
+            _finding(
+                "topology_nodes",
+                severity,
+                "slurm_topology_source=%s places no switch or block over slurm_compute nodes %s; the scheduler cannot place them by "
+                "topology. %s" % (source, compress(uncovered), fix[0].upper() + fix[1:]),
+            )
+        )
+    return findings
+
+
+def inventory_findings(
+    groups,
+    config,
+    partitions,
+    munge_key,
+    cgroups_enforced=True,
+    skip=(),
+    dbd_storage_pass=None,
+    preempt=("", ""),
+    accounting=None,
+    slurm_version="",
+    topology_inputs=None,
+):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
 
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.
+    ``topology_inputs``: ``{source, spines, switches, blocks, block_sizes, strict}``
+    (slurm_topology_*; switches as the slurmctld role builds them).
     """
+    topo = topology_inputs or {}
+    hostlists = check_hostlists(topo.get("spines"), topo.get("blocks"))
     findings = (
         check_groups(groups)
         + check_preemption(*preempt)
@@ -291,7 +567,16 @@ def inventory_findings(groups, config, partitions, munge_key, cgroups_enforced=T
         + check_slurm_config(config, cgroups_enforced)
         + check_partitions(partitions, groups)
         + check_qos_references(groups, partitions, accounting or {})
+        + check_node_names(groups)
+        + check_state_save(groups, config)
+        + check_slurm_version(slurm_version)
+        + hostlists
     )
+    if not hostlists:
+        # A malformed expression cannot be expanded: the topology is checked once it parses.
+        findings += check_topology(
+            topo.get("source"), groups.get("slurm_compute") or [], topo.get("switches"), topo.get("blocks"), topo.get("block_sizes"), topo.get("strict", False)
+        )
     return [f for f in findings if f["id"] not in skip]
 
 
@@ -304,6 +589,16 @@ def check_gpus(name, gpus, present_files):
     ``present_files``: the declared device files that exist on the host as
     character devices (the role stats them).
     """
+    pattern = gpus.get("file") if isinstance(gpus, dict) else None
+    problem = hostlist_problem(pattern) if pattern else None
+    if problem:
+        return [
+            _finding(
+                "gpus",
+                "error",
+                "%s: slurm_node_gpus.file=%s is not a hostlist expression: %s; write the device files as /dev/nvidia[0-7]" % (name, pattern, problem),
+            )
+        ]
     try:
         normalized = gres.normalize_gpus(name, gpus)
     except gres.GresError as exc:
@@ -324,10 +619,49 @@ def check_gpus(name, gpus, present_files):
     ]
 
 
-def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=()):
+def check_node_config(name, facts, node_config):
+    """slurm_node_config may not promise more than the host has: slurmctld drains a node that registers with less."""
+    if not node_config:
+        return []
+    if not isinstance(node_config, dict):
+        return [_finding("node_config", "error", "%s: slurm_node_config=%r must be a dict of NodeName parameters, e.g. {Weight: 10}" % (name, node_config))]
+    findings = []
+    for key, value in node_config.items():
+        folded = key.lower()
+        if folded == "nodename":
+            findings.append(
+                _finding(
+                    "node_config",
+                    "error",
+                    "%s: slurm_node_config.%s=%s: the NodeName is the host's short inventory name; remove it" % (name, key, value),
+                )
+            )
+            continue
+        fact, what, unit = {"realmemory": ("memtotal_mb", "memory", " MB"), "cpus": ("processor_vcpus", "CPUs", "")}.get(folded, (None, None, None))
+        if fact is None:
+            continue
+        try:
+            wanted = int(value)
+        except (TypeError, ValueError):
+            findings.append(_finding("node_config", "error", "%s: slurm_node_config.%s=%s is not a whole number; fix or remove it" % (name, key, value)))
+            continue
+        have = facts.get(fact)
+        if have is not None and wanted > int(have):
+            findings.append(
+                _finding(
+                    "node_config",
+                    "error",
+                    "%s: slurm_node_config.%s=%s is more than the host has (%s%s); slurmctld drains a node that registers with less "
+                    "(Low %s). Lower it to at most %s%s or remove it to take the value from the host's facts" % (name, key, value, have, unit, key, have, unit),
+                )
+            )
+    return findings
+
+
+def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=(), node_config=None):
     """Per-host checks from gathered facts (and, for GPUs, the device files found)."""
-    findings = check_gpus(name, gpus, gpu_files) if is_compute else []
     facts = facts or {}
+    findings = (check_gpus(name, gpus, gpu_files) + check_node_config(name, facts, node_config)) if is_compute else []
     os_id = (facts.get("distribution"), str(facts.get("distribution_major_version")))
     if os_id not in SUPPORTED_OS:
         findings.append(

@@ -445,3 +445,301 @@ def test_host_findings_gpus_only_on_compute_nodes():
     assert ids(host_findings("gpu01", facts, gpus={"type": "h200", "count": 2})) == ["gpus"]
     assert host_findings("gpu01", facts, is_compute=False, gpus={"type": "h200", "count": 2}) == []
     assert ids(host_findings("gpu01", facts, gpus={"type": "h200", "count": 2}, skip=["gpus"])) == []
+
+
+# --- duplicate NodeNames -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("compute", "expected"),
+    [
+        (["node01", "node02"], []),
+        (["node01.pod1.example", "node02.pod1.example"], []),
+        (["node01.pod1.example", "node01.pod2.example"], ["hosts node01.pod1.example, node01.pod2.example, which all become NodeName=node01"]),
+        (["n1", "n1.lab", "n2", "n2.lab"], ["hosts n1, n1.lab, which all become NodeName=n1", "hosts n2, n2.lab, which all become NodeName=n2"]),
+    ],
+    ids=["short-names", "one-domain", "two-pods-one-name", "two-pairs"],
+)
+def test_check_node_names(compute, expected):
+    findings = preflight.check_node_names({"slurm_compute": compute})
+    assert [(f["id"], f["severity"]) for f in findings] == [("node_names_unique", "error")] * len(expected)
+    for finding, text in zip(findings, expected, strict=True):
+        assert text in finding["message"]
+        assert "give each node its own short name" in finding["message"]
+
+
+# --- shared state for a backup controller -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("controllers", "config", "message"),
+    [
+        (["c1"], {}, None),
+        (["c1", "c2"], {"StateSaveLocation": "/shared/slurmctld"}, None),
+        (["c1", "c2", "c3"], {}, None),
+        (["c1", "c2"], {}, "slurmctld has 2 hosts (c1, c2) but slurm_config.StateSaveLocation=/var/lib/slurm/slurmctld is the collection's local"),
+        (["c1", "c2"], {"statesavelocation": "/var/lib/slurm/slurmctld/"}, "slurm_config.StateSaveLocation=/var/lib/slurm/slurmctld/ is"),
+        (["c1", "c2"], {"StateSaveLocation": None}, "slurm_config.StateSaveLocation=/var/lib/slurm/slurmctld is"),
+        (["c1"], {"StateSaveLocation": "state"}, "slurm_config.StateSaveLocation=state is not an absolute path"),
+    ],
+    ids=["one-controller", "shared-path", "three-is-controller-count", "two-local-default", "trailing-slash-lower-key", "null-value", "relative"],
+)
+def test_check_state_save(controllers, config, message):
+    findings = preflight.check_state_save({"slurmctld": controllers}, config)
+    if message is None:
+        assert findings == []
+    else:
+        finding = only(findings)
+        assert (finding["id"], finding["severity"]) == ("state_save_shared", "error")
+        assert message in finding["message"]
+
+
+def test_check_state_save_names_the_fix():
+    finding = only(preflight.check_state_save({"slurmctld": ["c1", "c2"]}, {}))
+    assert "Set slurm_config.StateSaveLocation to a directory on storage both controllers mount" in finding["message"]
+
+
+# --- Slurm version pin -------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [None, "", "24.11.5-4", "24.11.5-4+deb13u1", "1:24.11.5-4", "24.11.*", "24.11*", " 24.11.0-1 "])
+def test_check_slurm_version_accepts(version):
+    assert preflight.check_slurm_version(version) == []
+
+
+@pytest.mark.parametrize(
+    ("version", "seen"),
+    [
+        ("23.02.6-1", "is Slurm 23.02"),
+        ("25.05.1-1", "is Slurm 25.05"),
+        ("24.110.1-1", "is Slurm 24.110"),
+        ("24.11", "is not a Debian package version of Slurm"),
+        (24.11, "is not a Debian package version of Slurm"),
+        ("latest", "is not a Debian package version of Slurm"),
+    ],
+    ids=["older", "newer", "not-a-prefix-match", "series-only", "yaml-float", "word"],
+)
+def test_check_slurm_version_rejects(version, seen):
+    finding = only(preflight.check_slurm_version(version))
+    assert (finding["id"], finding["severity"]) == ("slurm_version", "error")
+    assert finding["message"].startswith("slurm_package_version=%s %s" % (version, seen))
+    assert "pin a 24.11 build" in finding["message"]
+
+
+def test_slurm_series_is_the_slurm_roles():
+    import pathlib
+
+    import yaml
+
+    vars_file = pathlib.Path(__file__).resolve().parents[4] / "roles" / "slurm" / "vars" / "Debian_13.yml"
+    assert yaml.safe_load(vars_file.read_text())["__slurm_series"] == preflight.SLURM_SERIES
+
+
+# --- hostlist expressions ----------------------------------------------------
+
+
+@pytest.mark.parametrize("expression", ["node01", "node[01-04,07]", "a,b,c", "rack[1-2]_n[1-8]", "n[7]", "/dev/nvidia[0-7]"])
+def test_hostlist_problem_accepts(expression):
+    from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import expand
+
+    assert preflight.hostlist_problem(expression) is None
+    assert expand(expression)
+
+
+@pytest.mark.parametrize(
+    ("expression", "problem"),
+    [
+        ("", "it is empty"),
+        (None, "it is empty"),
+        ("node[1-2", "'[' has no ']'"),
+        ("node1-2]", "']' has no '['"),
+        ("node[[1-2]]", "brackets are nested"),
+        ("node[2-1]", "the range 2-1 runs backwards"),
+        ("node[a-b]", "[a-b] holds 'a-b', which is not a number"),
+        ("node[1,,3]", "holds '', which is not a number"),
+        ("node[]", "holds ''"),
+        ("a,,b", "an empty name between commas"),
+        ("a,", "an empty name between commas"),
+        ("node 1", "whitespace"),
+        ("node[1-1000000]", "names 1000000 hosts"),
+    ],
+    ids=[
+        "empty",
+        "none",
+        "unclosed",
+        "unopened",
+        "nested",
+        "backwards",
+        "letters",
+        "empty-item",
+        "empty-brackets",
+        "double-comma",
+        "trailing-comma",
+        "space",
+        "huge",
+    ],
+)
+def test_hostlist_problem_rejects(expression, problem):
+    assert problem in preflight.hostlist_problem(expression)
+
+
+def test_check_hostlists_names_where():
+    findings = preflight.check_hostlists({"spine": ["leaf1", "leaf[3-2]"]}, [{"name": "rack1", "nodes": "n[1-2"}, {"name": "rack2", "nodes": ["n3"]}])
+    assert ids(findings) == ["hostlist", "hostlist"]
+    assert findings[0]["message"].startswith("slurm_topology_spines.spine=leaf[3-2] is not a hostlist expression: the range 3-2 runs backwards;")
+    assert findings[1]["message"].startswith("slurm_topology_blocks[rack1].nodes=n[1-2 is not a hostlist expression: '[' has no ']';")
+    assert all("write names or ranges such as node[01-04,07]" in f["message"] for f in findings)
+
+
+# --- topology from the inventory ---------------------------------------------
+
+COMPUTE = ["n1", "n2", "n3", "n4"]
+LEAVES = [{"name": "leaf1", "nodes": ["n1", "n2"]}, {"name": "leaf2", "nodes": ["n3", "n4"]}]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"source": ""}, []),
+        ({"source": None}, []),
+        ({"source": "ibnetdiscover"}, []),
+        ({"source": "inventory", "switches": LEAVES + [{"name": "spine", "switches": ["leaf1", "leaf2"]}]}, []),
+        ({"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-2]"}, {"name": "r2", "nodes": "n[3-4]"}]}, []),
+        ({"source": "tree"}, [("topology", "error", "slurm_topology_source=tree is not a topology source")]),
+        (
+            {"source": "inventory", "switches": LEAVES + [{"name": "a", "switches": ["b", "leaf1"]}, {"name": "b", "switches": ["a", "leaf2"]}]},
+            [("topology", "error", "slurm_topology_source=inventory: switches a, b form a cycle")],
+        ),
+        (
+            {"source": "inventory", "switches": LEAVES + [{"name": "spine", "switches": "leaf[1-3]"}]},
+            [("topology", "error", "switch spine has child switch leaf3, which is not defined; fix the hosts' slurm_topology_leaf")],
+        ),
+        (
+            {"source": "inventory", "switches": LEAVES[:1] + [{"name": "spine", "switches": ["leaf1"]}]},
+            [("topology_nodes", "warning", "places no switch or block over slurm_compute nodes n[3-4]")],
+        ),
+        (
+            {"source": "inventory", "switches": LEAVES[:1] + [{"name": "spine", "switches": ["leaf1"]}], "strict": True},
+            [("topology_nodes", "error", "places no switch or block over slurm_compute nodes n[3-4]")],
+        ),
+        (
+            {"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-2]"}, {"name": "r2", "nodes": "n[3-4,9]"}]},
+            [("topology", "error", "blocks r2 hold more nodes than the base block size 2")],
+        ),
+        (
+            {"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-2]"}, {"name": "r2", "nodes": "n[8-9]"}, {"name": "r3", "nodes": "n[3-4]"}]},
+            [("topology_nodes", "error", "slurm_topology_source=blocks names nodes n[8-9], which are not in slurm_compute")],
+        ),
+        (
+            {"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-2]"}, {"name": "r2", "nodes": "n[2-1]"}]},
+            [("topology", "error", "slurm_topology_source=blocks:")],
+        ),
+        (
+            {"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-4]"}], "block_sizes": [4, "x"]},
+            [("topology", "error", "slurm_topology_source=blocks:")],
+        ),
+    ],
+    ids=[
+        "none",
+        "null",
+        "ibnetdiscover-on-the-controller",
+        "inventory-tree",
+        "blocks",
+        "unknown-source",
+        "cycle",
+        "undefined-child",
+        "uncovered-warns",
+        "uncovered-strict",
+        "block-too-big",
+        "block-unknown-nodes",
+        "backwards-range-does-not-raise",
+        "bad-size-does-not-raise",
+    ],
+)
+def test_check_topology(kwargs, expected):
+    source = kwargs.pop("source")
+    findings = preflight.check_topology(source, COMPUTE, **kwargs)
+    assert [(f["id"], f["severity"]) for f in findings] == [(i, s) for i, s, dummy in expected]
+    for finding, expectation in zip(findings, expected, strict=True):
+        assert expectation[2] in finding["message"]
+
+
+def test_inventory_findings_checks_hostlists_before_the_topology():
+    topology = {"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-"}]}
+    findings = inventory_findings(GROUPS, {}, PARTITIONS, GOOD_KEY, topology_inputs=topology)
+    assert ids(findings) == ["hostlist"]
+    assert inventory_findings(GROUPS, {}, PARTITIONS, GOOD_KEY, topology_inputs=topology, skip=["hostlist"]) == []
+
+
+def test_inventory_findings_new_checks_and_skip():
+    groups = {"slurmctld": ["c1", "c2"], "slurm_compute": ["n1.a", "n1.b"]}
+    topology = {"source": "blocks", "blocks": [{"name": "r1", "nodes": "n[1-2]"}]}
+    everything = ["node_names_unique", "state_save_shared", "slurm_version", "topology_nodes"]
+    assert ids(inventory_findings(groups, {}, [], "", slurm_version="23.02.6-1", topology_inputs=topology)) == everything
+    for check in everything:
+        remaining = [i for i in everything if i != check]
+        assert ids(inventory_findings(groups, {}, [], "", slurm_version="23.02.6-1", topology_inputs=topology, skip=[check])) == remaining
+
+
+# --- partitions: entries the collection cannot write -------------------------
+
+
+@pytest.mark.parametrize(
+    ("partitions", "message"),
+    [
+        ([{"groups": ["slurm_compute"]}], "an entry has no name"),
+        ([{"name": "a", "groups": ["slurm_compute"]}, {"name": "a", "groups": ["gpu"]}], "partition a is declared twice"),
+        ([{"name": "a"}], "partition a has groups=None; list the inventory groups"),
+        ([{"name": "a", "groups": []}], "partition a has groups=[]"),
+        ([{"name": "a", "groups": ["gpu"], "config": {"Nodes": "node[01-02]"}}], "partition a sets Nodes=node[01-02] in config"),
+        ([{"name": "a", "groups": ["gpu"], "config": {"default": "YES"}}], "partition a sets default=YES in config"),
+    ],
+    ids=["no-name", "twice", "no-groups", "empty-groups", "nodes-in-config", "default-in-config"],
+)
+def test_check_partitions_entries(partitions, message):
+    finding = only(check_partitions(partitions, GROUPS))
+    assert (finding["id"], finding["severity"]) == ("partitions", "error")
+    assert message in finding["message"]
+
+
+# --- node_config on a host ---------------------------------------------------
+
+NODE_FACTS = dict(DEBIAN, processor_vcpus=8)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (None, None),
+        ({}, None),
+        ({"RealMemory": 16000, "CPUs": 8, "Weight": 10}, None),
+        ({"realmemory": "15000"}, None),
+        ({"RealMemory": 16001}, "node01: slurm_node_config.RealMemory=16001 is more than the host has (16000 MB); slurmctld drains"),
+        ({"CPUs": 16}, "node01: slurm_node_config.CPUs=16 is more than the host has (8);"),
+        ({"RealMemory": "lots"}, "node01: slurm_node_config.RealMemory=lots is not a whole number"),
+        ({"NodeName": "x"}, "node01: slurm_node_config.NodeName=x: the NodeName is the host's short inventory name"),
+        ("RealMemory=1", "node01: slurm_node_config='RealMemory=1' must be a dict"),
+    ],
+    ids=["none", "empty", "fits", "string-number-lower-key", "memory-over", "cpus-over", "not-a-number", "nodename", "not-a-dict"],
+)
+def test_check_node_config(config, message):
+    findings = preflight.check_node_config("node01", NODE_FACTS, config)
+    if message is None:
+        assert findings == []
+    else:
+        finding = only(findings)
+        assert (finding["id"], finding["severity"]) == ("node_config", "error")
+        assert message in finding["message"]
+
+
+def test_host_findings_node_config_on_compute_nodes_only():
+    config = {"RealMemory": 99999}
+    assert ids(host_findings("node01", NODE_FACTS, node_config=config)) == ["node_config"]
+    assert host_findings("ctl1", dict(NODE_FACTS, hostname="ctl1"), is_compute=False, node_config=config) == []
+    assert host_findings("node01", NODE_FACTS, node_config=config, skip=["node_config"]) == []
+
+
+def test_check_gpus_rejects_a_bad_file_expression():
+    finding = only(preflight.check_gpus("gpu01", {"type": "h200", "count": 8, "file": "/dev/nvidia[0-7"}, []))
+    assert finding["id"] == "gpus"
+    assert "gpu01: slurm_node_gpus.file=/dev/nvidia[0-7 is not a hostlist expression: '[' has no ']'" in finding["message"]

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run every bad input of tests/badinput/cases.yml through site.yml against the lab.
+
+A case passes ("rejected cleanly") when the run fails in the expected
+preflight play, one finding line names the variable, the bad value and the
+fix, no task reports a change, no lab container differs afterwards (package
+list, and path, mode, owner and checksum of every file under the
+configuration directories), and a secret given by the case appears nowhere in
+the output. site.yml rather than preflight.yml: the snapshots then prove that
+preflight stops the whole run, not only that preflight itself is read-only.
+
+Prints a table and "bad inputs rejected cleanly: N of M", writes JSON, and
+exits non-zero unless every case passed. Needs the lab containers
+(lab/create.yml) and, for the unsupported-OS case, tests/badinput/image.sh.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB_NETWORK = "aicluster-lab"
+OLD_OS_CONTAINER = "lab-bookworm"
+OLD_OS_IMAGE = os.environ.get("BADINPUT_OLD_OS_IMAGE", "aicluster-slurm/bookworm-minimal:1")
+PLAYS = {"inventory": "Preflight - inventory", "hosts": "Preflight - hosts"}
+# What a run could change on a host: packages and the configuration the roles write.
+SNAPSHOT = (
+    "dpkg-query -W -f '${Package} ${Version} ${Status}\\n'; "
+    "find /etc/slurm /etc/munge /etc/default /etc/systemd/system /etc/apt/sources.list.d /etc/mysql /usr/local/sbin "
+    "-xdev -printf '%y %m %u:%g %p %l\\n' 2>/dev/null | sort; "
+    "find /etc/slurm /etc/munge /etc/default /etc/systemd/system /etc/apt/sources.list.d /etc/mysql /usr/local/sbin "
+    "-xdev -type f -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum; true"
+)
+
+
+def lab_containers():
+    out = subprocess.run(["docker", "ps", "--filter", "name=^lab-", "--format", "{{.Names}}"], capture_output=True, text=True, check=True).stdout
+    return sorted(out.split())
+
+
+def _snapshot_one(name):
+    return subprocess.run(["docker", "exec", name, "sh", "-c", SNAPSHOT], capture_output=True, text=True, check=True).stdout
+
+
+def snapshot(names):
+    with concurrent.futures.ThreadPoolExecutor(len(names) or 1) as pool:
+        return dict(zip(names, pool.map(_snapshot_one, names), strict=True))
+
+
+def changed_hosts(before, after):
+    """Host -> the first few snapshot lines that differ."""
+    diff = {}
+    for name in sorted(set(before) | set(after)):
+        old, new = set(before.get(name, "").splitlines()), set(after.get(name, "").splitlines())
+        if old != new:
+            diff[name] = sorted("- " + line for line in old - new) + sorted("+ " + line for line in new - old)
+    return {name: lines[:10] for name, lines in diff.items()}
+
+
+def start_old_os_host():
+    """A real Debian 12 host on the lab network for the unsupported-OS case."""
+    subprocess.run(["docker", "rm", "-f", OLD_OS_CONTAINER], capture_output=True, check=False)
+    subprocess.run(
+        ["docker", "run", "-d", "--name", OLD_OS_CONTAINER, "--hostname", OLD_OS_CONTAINER, "--network", LAB_NETWORK, OLD_OS_IMAGE],
+        capture_output=True,
+        check=True,
+    )
+
+
+def stop_old_os_host():
+    subprocess.run(["docker", "rm", "-f", OLD_OS_CONTAINER], capture_output=True, check=False)
+
+
+def failure_messages(result):
+    """(play name, message) of every failed task result in a json-callback document."""
+    found = []
+    for play in result.get("plays", []):
+        play_name = play["play"]["name"]
+        for task in play.get("tasks", []):
+            for host_result in task.get("hosts", {}).values():
+                for item in [host_result] + list(host_result.get("results") or []):
+                    if item.get("failed") or item.get("unreachable"):
+                        msg = item.get("msg", "")
+                        for line in msg if isinstance(msg, list) else [msg]:
+                            found.append((play_name, " ".join(str(line).split())))
+    return found
+
+
+def ansible_playbook(playbook, inventories, extra_vars):
+    env = dict(
+        os.environ,
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+        # Facts of the cases' made-up host names stay out of the shared fact cache.
+        ANSIBLE_CACHE_PLUGIN="ansible.builtin.memory",
+    )
+    command = ["ansible-playbook", playbook]
+    for inventory in inventories:
+        command += ["-i", inventory]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(extra_vars or {}, handle)
+        vars_file = handle.name
+    try:
+        proc = subprocess.run(command + ["-e", "@" + vars_file], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    finally:
+        os.unlink(vars_file)
+    try:
+        document = json.loads(proc.stdout)
+    except ValueError:
+        document = {}
+    return proc, document
+
+
+def judge(case, proc, document, diff):
+    """The reasons a case was not rejected cleanly (empty: it was), and the finding line that matched."""
+    problems = []
+    if proc.returncode == 0:
+        problems.append("the run succeeded")
+    expect = case["expect"]
+    prefix = "[%s] " % expect["check"] if expect.get("check") else ""
+    failures = failure_messages(document)
+    matched = [
+        (play, line)
+        for play, line in failures
+        if line.startswith(prefix) and expect["says"] in line and expect["fix"] in line and play == PLAYS[case.get("play", "inventory")]
+    ]
+    if not matched:
+        seen = "; ".join("%s: %s" % pair for pair in failures) or (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        problems.append("expected %s%s ... %s in play %s, got: %s" % (prefix, expect["says"], expect["fix"], PLAYS[case.get("play", "inventory")], seen))
+    changed = {host: stats["changed"] for host, stats in document.get("stats", {}).items() if stats.get("changed")}
+    if changed:
+        problems.append("tasks reported changes: %s" % changed)
+    if diff:
+        problems.append("hosts changed: %s" % diff)
+    secret = case.get("secret")
+    if secret and (secret in proc.stdout or secret in proc.stderr):
+        problems.append("the secret appears in the output")
+    return problems, matched[0][1] if matched else ""
+
+
+def run_case(case, playbook, containers):
+    before = snapshot(containers)
+    started = time.monotonic()
+    proc, document = ansible_playbook(playbook, case.get("inventory") or ["inventories/lab"], case.get("vars"))
+    seconds = time.monotonic() - started
+    diff = changed_hosts(before, snapshot(containers))
+    problems, message = judge(case, proc, document, diff)
+    return {
+        "id": case["id"],
+        "broken": case["broken"],
+        "play": case.get("play", "inventory"),
+        "check": case["expect"].get("check") or "-",
+        "rejected_cleanly": not problems,
+        "problems": problems,
+        "message": message,
+        "rc": proc.returncode,
+        "hosts_checked": containers,
+        "seconds": round(seconds, 1),
+    }
+
+
+def baseline(containers):
+    """The lab as it is passes preflight: the checks do not reject everything."""
+    before = snapshot(containers)
+    proc, document = ansible_playbook("playbooks/preflight.yml", ["inventories/lab"], {})
+    diff = changed_hosts(before, snapshot(containers))
+    return {"passed": proc.returncode == 0 and not diff, "rc": proc.returncode, "failures": failure_messages(document), "hosts_changed": diff}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default=str(Path(__file__).with_name("cases.yml")))
+    parser.add_argument("--json", default=str(ROOT / ".cache" / "badinput.json"))
+    parser.add_argument("--playbook", default="site.yml", help="site.yml (default) or playbooks/preflight.yml")
+    parser.add_argument("--only", nargs="*", help="case ids to run")
+    args = parser.parse_args()
+
+    cases = yaml.safe_load(Path(args.cases).read_text())
+    ids = [case["id"] for case in cases]
+    if len(ids) != len(set(ids)):
+        sys.exit("duplicate case ids in %s" % args.cases)
+    if args.only:
+        cases = [case for case in cases if case["id"] in args.only]
+    if not lab_containers():
+        sys.exit("no lab containers: run ansible-playbook -i inventories/lab lab/create.yml (make badinput does)")
+
+    started = time.monotonic()
+    report = {"playbook": args.playbook}
+    try:
+        if any(case.get("needs") == OLD_OS_CONTAINER for case in cases):
+            start_old_os_host()
+        containers = lab_containers()
+        report["baseline"] = baseline([c for c in containers if c != OLD_OS_CONTAINER])
+        results = []
+        for case in cases:
+            result = run_case(case, args.playbook, containers)
+            results.append(result)
+            print(
+                "%-30s %-9s %-18s %-5s %5.1fs  %s"
+                % (result["id"], result["play"], result["check"], "ok" if result["rejected_cleanly"] else "FAIL", result["seconds"], result["message"][:110])
+            )
+            for problem in result["problems"]:
+                print("    " + problem)
+    finally:
+        stop_old_os_host()
+    clean = sum(1 for r in results if r["rejected_cleanly"])
+    report.update(
+        cases=results,
+        rejected_cleanly=clean,
+        total=len(results),
+        hosts=containers,
+        wall_seconds=round(time.monotonic() - started, 1),
+    )
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    if not report["baseline"]["passed"]:
+        print("baseline: the unchanged lab inventory does not pass preflight: %s" % report["baseline"])
+    print(
+        "bad inputs rejected cleanly: %d of %d (%s; %d hosts snapshotted per case; %.0f s; %s)"
+        % (clean, len(results), args.playbook, len(containers), report["wall_seconds"], args.json)
+    )
+    return 0 if clean == len(results) and results and report["baseline"]["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
