@@ -13,7 +13,7 @@ help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup + midsize"
+	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup + midsize + day2"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
@@ -48,6 +48,7 @@ lab-destroy: $(VENV)/.stamp collection
 test: lint unit sanity build topology-it badinput
 	$(MAKE) scenario S=startup
 	$(MAKE) scenario S=midsize
+	$(MAKE) scenario S=day2
 
 lint: $(VENV)/.stamp collection
 	yamllint .
@@ -66,6 +67,7 @@ scenario: $(VENV)/.stamp collection image
 
 bench: $(VENV)/.stamp collection image
 	bash bench/converge.sh
+	bash bench/add_node.sh
 	python bench/topology.py
 
 # Real fabric captures -> topology.conf -> a real slurmctld (skipped without ../shared/fabrics).

@@ -52,6 +52,23 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
     return nodes
 
 
+def slurm_hosts_without_facts(names, hostvars):
+    """The hosts among ``names`` whose hardware facts (what a NodeName line needs) are unknown."""
+    missing = []
+    for name in names:
+        # HostVars answers an unknown host with an undefined value, not a KeyError.
+        facts = hostvars[name].get("ansible_facts") if name in hostvars else None
+        if not slurm_conf.has_node_facts(facts):
+            missing.append(name)
+    return missing
+
+
+def slurm_groups_without(groups, hosts):
+    """The inventory groups with ``hosts`` taken out of each (nodes being removed)."""
+    leaving = set(hosts or ())
+    return {name: [member for member in members if member not in leaving] for name, members in groups.items()}
+
+
 @_model
 def slurm_conf_lines(config, nodes, partitions, groups, exclusive_gpu_types=(), partition_defaults=None):
     """Every line of slurm.conf: parameters, then nodes, then partitions."""
@@ -183,6 +200,8 @@ class FilterModule(object):
             "slurm_conf_lines": slurm_conf_lines,
             "slurm_gpu_files": slurm_gpu_files,
             "slurm_gres_lines": slurm_gres_lines,
+            "slurm_groups_without": slurm_groups_without,
+            "slurm_hosts_without_facts": slurm_hosts_without_facts,
             "slurm_merge_config": slurm_merge_config,
             "slurm_nodes": slurm_nodes,
             "slurm_parameter_lines": slurm_parameter_lines,
