@@ -1,0 +1,195 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Prometheus and Alertmanager configuration computed from the inventory.
+
+Scrape targets come from inventory groups, so a node added to a group (day 2)
+gets its targets on the next run. Every target carries a ``host`` label (the
+short host name, which is also the Slurm NodeName in this collection): alert
+rules join exporters with Slurm's view of a node through it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+# Keys that exist in only one Prometheus major version (checked with Debian's
+# promtool 2.53.3 and 3.5.3). 2.x rejects fallback_scrape_protocol; without it
+# 3.x refuses a target that answers with a missing or odd Content-Type.
+PROMETHEUS_MAJORS = (2, 3)
+FALLBACK_SCRAPE_PROTOCOL = "PrometheusText0.0.4"
+
+_DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class MonitoringError(ValueError):
+    """Bad monitoring input; the message names the variable, the value and the fix."""
+
+
+def _short(host):
+    return str(host).split(".")[0]
+
+
+def _duration(name, value):
+    if not isinstance(value, str) or not _DURATION.match(value):
+        raise MonitoringError("%s: %r is not a Prometheus duration; write it like 15s, 1m or 1h30m" % (name, value))
+    return value
+
+
+def major_version(package_version, default=2):
+    """The major version of an installed Debian package version such as ``2.53.3+ds1-2``.
+
+    ``package_version`` is empty when the package is not installed yet (first
+    run in check mode): the release's version (``default``) is assumed.
+    """
+    text = str(package_version or "").strip()
+    if not text:
+        return int(default)
+    match = re.match(r"^(?:\d+:)?(\d+)\.", text)
+    if not match:
+        raise MonitoringError("prometheus: cannot read a major version from the package version %r" % text)
+    return int(match.group(1))
+
+
+def threshold_errors(thresholds):
+    """Messages for alert thresholds that are not numbers from 0 to 100.
+
+    ``thresholds``: ``{variable name: value}``; the messages name the variable,
+    the value seen and the fix.
+    """
+    errors = []
+    for name, value in sorted(thresholds.items()):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            try:
+                number = float(str(value))
+            except ValueError:
+                errors.append("%s: %r is not a number; set a value from 0 to 100, e.g. 70" % (name, value))
+                continue
+        else:
+            number = float(value)
+        if not 0 <= number <= 100:
+            errors.append("%s: %s is outside 0-100; set a value from 0 to 100, e.g. 70" % (name, value))
+    return errors
+
+
+def exporter_errors(exporters):
+    """Messages for exporter binaries given without a usable sha256.
+
+    ``exporters``: ``{variable prefix: {src, version, sha256}}``; an entry with
+    no ``src`` is not installed and needs no checksum.
+    """
+    errors = []
+    for prefix, spec in sorted(exporters.items()):
+        if not (spec or {}).get("src"):
+            continue
+        digest = str(spec.get("sha256") or "").lower()
+        if not _SHA256.match(digest):
+            errors.append(
+                "%s_sha256: %r is not a sha256 for %s %s; give the binary's 64-hex-digit checksum (sha256sum FILE)"
+                % (prefix, spec.get("sha256") or "", spec.get("src"), spec.get("version") or "")
+            )
+    return errors
+
+
+def _job_hosts(job, groups):
+    """Hosts of a scrape job in inventory order: its groups, then its hosts."""
+    known = set(groups.get("all") or [])
+    for group in job.get("groups") or []:
+        for host in groups.get(group) or []:
+            yield host
+    for host in job.get("hosts") or []:
+        if host not in known:
+            raise MonitoringError(
+                "prometheus_scrape_jobs: job %s: host %r is not in the inventory; add it to the inventory or remove it from the job's hosts"
+                % (job.get("name"), host)
+            )
+        yield host
+
+
+def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None):
+    """Prometheus ``scrape_configs`` for ``jobs`` with targets from ``groups``.
+
+    ``jobs``: ``[{name, port, groups: [...], hosts: [...], metrics_path,
+    scrape_interval}]``; a job whose groups are absent or empty is left out.
+    ``addresses``: ``{host: address}`` where a host is not reached by its
+    inventory name.
+    """
+    addresses = addresses or {}
+    names = set()
+    configs = []
+    for job in jobs:
+        name = job.get("name")
+        if not name or name in names:
+            raise MonitoringError("prometheus_scrape_jobs: job name %r is empty or used twice; give every job its own name" % name)
+        names.add(name)
+        port = job.get("port")
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+            raise MonitoringError("prometheus_scrape_jobs: job %s: port %r is not a TCP port; set port to the exporter's port, e.g. 9100" % (name, port))
+        hosts = list(dict.fromkeys(_job_hosts(job, groups)))
+        if not hosts:
+            continue
+        config = {"job_name": name}
+        if job.get("scrape_interval") or scrape_interval:
+            config["scrape_interval"] = _duration("prometheus_scrape_jobs: job %s: scrape_interval" % name, job.get("scrape_interval") or scrape_interval)
+        if job.get("metrics_path"):
+            config["metrics_path"] = job["metrics_path"]
+        if major >= 3:
+            config["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
+        config["static_configs"] = [{"targets": ["%s:%d" % (addresses.get(host, host), port)], "labels": {"host": _short(host)}} for host in hosts]
+        configs.append(config)
+    return configs
+
+
+def prometheus_config(settings, groups):
+    """The whole prometheus.yml as a dict.
+
+    ``settings``: ``major`` (2 or 3), ``cluster``, ``scrape_interval``,
+    ``evaluation_interval``, ``rule_files`` (absolute globs), ``alertmanagers``
+    (host:port), ``jobs`` and ``addresses`` (see :func:`scrape_configs`),
+    ``self`` (this Prometheus' host:port).
+    """
+    major = int(settings.get("major") or 2)
+    if major not in PROMETHEUS_MAJORS:
+        raise MonitoringError("prometheus: major version %r is not supported; this role knows %s" % (major, ", ".join(map(str, PROMETHEUS_MAJORS))))
+    global_config = {
+        "scrape_interval": _duration("prometheus_scrape_interval", settings.get("scrape_interval")),
+        "evaluation_interval": _duration("prometheus_evaluation_interval", settings.get("evaluation_interval")),
+        "external_labels": {"cluster": str(settings.get("cluster") or "cluster")},
+    }
+    own = [{"job_name": "prometheus", "static_configs": [{"targets": [settings["self"]]}]}]
+    if settings.get("alertmanagers"):
+        own.append({"job_name": "alertmanager", "static_configs": [{"targets": list(settings["alertmanagers"])}]})
+    if major >= 3:
+        for job in own:
+            job["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
+    config = {"global": global_config}
+    if settings.get("alertmanagers"):
+        # v2 is the only API both 2.x and 3.x accept (3.x rejects v1).
+        config["alerting"] = {"alertmanagers": [{"api_version": "v2", "static_configs": [{"targets": list(settings["alertmanagers"])}]}]}
+    config["rule_files"] = list(settings.get("rule_files") or [])
+    config["scrape_configs"] = own + scrape_configs(settings.get("jobs") or [], groups, settings.get("addresses"), major)
+    return config
+
+
+def alertmanager_config(receivers, route):
+    """alertmanager.yml as a dict; the route's receiver defaults to the first receiver."""
+    if not receivers or not all(isinstance(r, dict) and r.get("name") for r in receivers):
+        raise MonitoringError(
+            "prometheus_alertmanager_receivers: %r; give at least one receiver with a name, e.g. [{name: default}] (no notification)" % (receivers,)
+        )
+    names = [r["name"] for r in receivers]
+    route = dict(route or {})
+    route.setdefault("receiver", names[0])
+    if route["receiver"] not in names:
+        raise MonitoringError(
+            "prometheus_alertmanager_route: receiver %r is not one of prometheus_alertmanager_receivers (%s); name one of them"
+            % (route["receiver"], ", ".join(names))
+        )
+    return {"route": route, "receivers": list(receivers)}
+
+
+def regex_alternatives(values):
+    """A Prometheus (RE2) regex that matches exactly one of ``values``."""
+    return "|".join(re.escape(str(value)) for value in values) or "$^"

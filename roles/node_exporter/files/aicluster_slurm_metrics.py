@@ -1,0 +1,202 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Slurm metrics for node exporter's textfile collector.
+
+No Slurm exporter for Slurm 24.11 can be had from Debian or built here, so the
+controller's node exporter serves Slurm's own view: every few seconds this
+program runs sinfo, squeue and sdiag and writes their counts to a .prom file,
+atomically. Aggregate names follow the vpenso/SckyzO slurm_exporter
+(slurm_nodes_down, slurm_queue_running, slurm_cpus_alloc, ...), so alert rules
+work with either. A command that fails sets
+aicluster_slurm_collector_success{command=...} to 0 and leaves its metrics out.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+NODE_STATES = {
+    "allocated": "alloc",
+    "completing": "comp",
+    "down": "down",
+    "drained": "drain",
+    "draining": "drain",
+    "fail": "fail",
+    "failing": "fail",
+    "idle": "idle",
+    "maint": "maint",
+    "mixed": "mix",
+    "reserved": "resv",
+}
+AGGREGATES = sorted(set(NODE_STATES.values())) + ["other"]
+JOB_STATES = (
+    "pending",
+    "running",
+    "suspended",
+    "completing",
+    "completed",
+    "configuring",
+    "cancelled",
+    "failed",
+    "timeout",
+    "preempted",
+    "node_fail",
+    "out_of_memory",
+    "requeued",
+)
+# sinfo %T flags after the state: * not responding, ~ powered off, # powering
+# up, ! powering down, % powered down, $ maintenance, @ reboot, ^ rebooting, - planned.
+STATE_FLAGS = "*~#!%$@^-"
+
+
+def node_states(sinfo_output):
+    """``{node: (state, not_responding)}`` from ``sinfo --Node --noheader --format=%N|%T``.
+
+    A node in several partitions is listed once per partition; its state is the same.
+    """
+    nodes = {}
+    for line in sinfo_output.splitlines():
+        if "|" not in line:
+            continue
+        name, state = line.strip().split("|", 1)
+        base = state.rstrip(STATE_FLAGS).lower()
+        nodes[name] = (base, state.endswith("*"))
+    return nodes
+
+
+def cpu_counts(sinfo_output):
+    """``{alloc, idle, other, total}`` from ``sinfo --noheader --format=%C``."""
+    fields = sinfo_output.strip().split("/")
+    if len(fields) != 4:
+        raise ValueError("unexpected sinfo %%C output: %r" % sinfo_output)
+    return dict(zip(("alloc", "idle", "other", "total"), (int(f) for f in fields), strict=True))
+
+
+def job_counts(squeue_output):
+    """Jobs by state from ``squeue --noheader --format=%T``; every known state is present."""
+    counts = dict.fromkeys(JOB_STATES, 0)
+    for line in squeue_output.split():
+        state = line.strip().lower()
+        counts[state] = counts.get(state, 0) + 1
+    return counts
+
+
+def dbd_queue_size(sdiag_output):
+    """slurmctld's queue of messages for slurmdbd (``DBD Agent queue size``), or None."""
+    for line in sdiag_output.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "DBD Agent queue size":
+            return int(value.strip())
+    return None
+
+
+def _escape(value):
+    return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _sample(name, value, **labels):
+    label_text = ",".join('%s="%s"' % (key, _escape(val)) for key, val in sorted(labels.items()))
+    return "%s{%s} %s" % (name, label_text, value) if label_text else "%s %s" % (name, value)
+
+
+def render(outputs, now):
+    """The text exposition for ``outputs``: ``{command: stdout or None (failed)}``."""
+    lines = []
+
+    def gauge(name, help_text, samples):
+        lines.append("# HELP %s %s" % (name, help_text))
+        lines.append("# TYPE %s gauge" % name)
+        lines.extend(samples)
+
+    gauge(
+        "aicluster_slurm_collector_success",
+        "1 if the Slurm command answered at the last run.",
+        [_sample("aicluster_slurm_collector_success", int(outputs[c] is not None), command=c) for c in sorted(outputs)],
+    )
+    stamp = "aicluster_slurm_collector_last_run_timestamp_seconds"
+    gauge(stamp, "When the collector last ran.", [_sample(stamp, "%.3f" % now)])
+    if outputs.get("sinfo_nodes") is not None:
+        nodes = node_states(outputs["sinfo_nodes"])
+        gauge(
+            "slurm_node_state",
+            "1 for each node in its Slurm state (flags stripped).",
+            [_sample("slurm_node_state", 1, node=n, state=s) for n, (s, _) in sorted(nodes.items())],
+        )
+        gauge(
+            "slurm_node_not_responding",
+            "1 if slurmctld cannot reach the node's slurmd.",
+            [_sample("slurm_node_not_responding", int(nr), node=n) for n, (_, nr) in sorted(nodes.items())],
+        )
+        totals = dict.fromkeys(AGGREGATES, 0)
+        for state, _ in nodes.values():
+            totals[NODE_STATES.get(state, "other")] += 1
+        for key in AGGREGATES:
+            gauge("slurm_nodes_%s" % key, "Nodes in Slurm state %s." % key, [_sample("slurm_nodes_%s" % key, totals[key])])
+        gauge("slurm_nodes_total", "Nodes slurmctld knows.", [_sample("slurm_nodes_total", len(nodes))])
+    if outputs.get("sinfo_cpus") is not None:
+        for key, value in sorted(cpu_counts(outputs["sinfo_cpus"]).items()):
+            gauge("slurm_cpus_%s" % key, "CPUs %s." % key, [_sample("slurm_cpus_%s" % key, value)])
+    if outputs.get("squeue") is not None:
+        for state, count in sorted(job_counts(outputs["squeue"]).items()):
+            gauge("slurm_queue_%s" % state, "Jobs in state %s." % state, [_sample("slurm_queue_%s" % state, count)])
+    if outputs.get("sdiag") is not None:
+        size = dbd_queue_size(outputs["sdiag"])
+        if size is not None:
+            gauge("slurm_scheduler_dbd_queue_size", "Messages slurmctld holds for slurmdbd.", [_sample("slurm_scheduler_dbd_queue_size", size)])
+    return "\n".join(lines) + "\n"
+
+
+COMMANDS = {
+    "sinfo_nodes": ["sinfo", "--Node", "--noheader", "--format=%N|%T"],
+    "sinfo_cpus": ["sinfo", "--noheader", "--format=%C"],
+    "squeue": ["squeue", "--all", "--noheader", "--format=%T"],
+    "sdiag": ["sdiag"],
+}
+
+
+def collect(timeout):
+    outputs = {}
+    for key, argv in COMMANDS.items():
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            outputs[key] = None
+            continue
+        outputs[key] = result.stdout if result.returncode == 0 else None
+    return outputs
+
+
+def write_atomically(path, text):
+    directory = os.path.dirname(path) or "."
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".slurm.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", required=True, help="the .prom file in node exporter's textfile directory")
+    parser.add_argument("--interval", type=float, default=15.0, help="seconds between runs")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds one Slurm command may take")
+    parser.add_argument("--once", action="store_true", help="run once and exit")
+    args = parser.parse_args(argv)
+    while True:
+        started = time.time()
+        write_atomically(args.output, render(collect(args.timeout), started))
+        if args.once:
+            return 0
+        time.sleep(max(1.0, args.interval - (time.time() - started)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Unit tests for plugins/module_utils/monitoring.py: Prometheus targets from the inventory."""
+
+import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils import monitoring
+
+GROUPS = {
+    "all": ["ctl.example.org", "dbd", "node1", "node2", "mon"],
+    "slurmctld": ["ctl.example.org"],
+    "slurmdbd": ["dbd"],
+    "slurm_compute": ["node1", "node2"],
+    "monitoring": ["mon"],
+    "ungrouped": [],
+}
+JOBS = [
+    {"name": "node", "port": 9100, "groups": ["slurmctld", "slurmdbd", "slurm_compute", "monitoring"]},
+    {"name": "dcgm", "port": 9400, "groups": ["dcgm_exporter"]},
+]
+
+
+def _settings(**overrides):
+    settings = {
+        "cluster": "lab",
+        "scrape_interval": "30s",
+        "evaluation_interval": "15s",
+        "rule_files": ["/etc/prometheus/aicluster-rules/*.yml"],
+        "alertmanagers": ["localhost:9093"],
+        "self": "localhost:9090",
+        "jobs": JOBS,
+        "addresses": {},
+    }
+    settings.update(overrides)
+    return settings
+
+
+def _targets(config, job):
+    (scrape,) = [s for s in config["scrape_configs"] if s["job_name"] == job]
+    return [(c["targets"][0], c.get("labels", {}).get("host")) for c in scrape["static_configs"]]
+
+
+def test_every_inventory_node_is_a_node_exporter_target_with_its_short_name():
+    config = monitoring.prometheus_config(_settings(), GROUPS)
+    assert _targets(config, "node") == [
+        ("ctl.example.org:9100", "ctl"),
+        ("dbd:9100", "dbd"),
+        ("node1:9100", "node1"),
+        ("node2:9100", "node2"),
+        ("mon:9100", "mon"),
+    ]
+
+
+def test_a_node_added_to_the_inventory_gets_a_target():
+    groups = dict(GROUPS, slurm_compute=["node1", "node2", "node3"], all=GROUPS["all"] + ["node3"])
+    config = monitoring.prometheus_config(_settings(), groups)
+    assert ("node3:9100", "node3") in _targets(config, "node")
+
+
+def test_a_host_in_two_groups_is_scraped_once():
+    groups = dict(GROUPS, monitoring=["ctl.example.org"])
+    targets = _targets(monitoring.prometheus_config(_settings(), groups), "node")
+    assert [t for t, _ in targets].count("ctl.example.org:9100") == 1
+
+
+def test_a_job_whose_groups_are_absent_is_left_out():
+    config = monitoring.prometheus_config(_settings(), GROUPS)
+    assert [s["job_name"] for s in config["scrape_configs"]] == ["prometheus", "alertmanager", "node"]
+
+
+def test_gpu_exporter_targets_come_from_their_group():
+    config = monitoring.prometheus_config(_settings(), dict(GROUPS, dcgm_exporter=["node2"]))
+    assert _targets(config, "dcgm") == [("node2:9400", "node2")]
+
+
+def test_addresses_override_the_inventory_name():
+    config = monitoring.prometheus_config(_settings(addresses={"node1": "10.0.0.11"}), GROUPS)
+    assert ("10.0.0.11:9100", "node1") in _targets(config, "node")
+
+
+def test_a_job_host_outside_the_inventory_is_refused():
+    jobs = [{"name": "extra", "port": 9100, "hosts": ["ghost"]}]
+    with pytest.raises(monitoring.MonitoringError, match=r"job extra: host 'ghost' is not in the inventory"):
+        monitoring.prometheus_config(_settings(jobs=jobs), GROUPS)
+
+
+@pytest.mark.parametrize("port", [0, 70000, "9100", True, None])
+def test_a_bad_port_is_refused(port):
+    with pytest.raises(monitoring.MonitoringError, match="is not a TCP port"):
+        monitoring.scrape_configs([{"name": "node", "port": port, "groups": ["slurm_compute"]}], GROUPS)
+
+
+def test_duplicate_job_names_are_refused():
+    with pytest.raises(monitoring.MonitoringError, match="used twice"):
+        monitoring.scrape_configs(JOBS + [JOBS[0]], GROUPS)
+
+
+def test_prometheus_2_gets_no_3x_only_keys():
+    config = monitoring.prometheus_config(_settings(major=2), GROUPS)
+    assert all("fallback_scrape_protocol" not in s for s in config["scrape_configs"])
+    assert config["alerting"]["alertmanagers"][0]["api_version"] == "v2"
+
+
+def test_prometheus_3_gets_a_fallback_scrape_protocol_on_every_job():
+    config = monitoring.prometheus_config(_settings(major=3), GROUPS)
+    assert {s.get("fallback_scrape_protocol") for s in config["scrape_configs"]} == {"PrometheusText0.0.4"}
+
+
+def test_an_unknown_major_version_is_refused():
+    with pytest.raises(monitoring.MonitoringError, match="major version 4 is not supported"):
+        monitoring.prometheus_config(_settings(major=4), GROUPS)
+
+
+def test_a_bad_interval_names_the_variable():
+    with pytest.raises(monitoring.MonitoringError, match="prometheus_scrape_interval: '30' is not a Prometheus duration"):
+        monitoring.prometheus_config(_settings(scrape_interval="30"), GROUPS)
+
+
+def test_the_global_section():
+    config = monitoring.prometheus_config(_settings(), GROUPS)
+    assert config["global"] == {"scrape_interval": "30s", "evaluation_interval": "15s", "external_labels": {"cluster": "lab"}}
+    assert config["rule_files"] == ["/etc/prometheus/aicluster-rules/*.yml"]
+
+
+@pytest.mark.parametrize(
+    ("version", "major"),
+    [("2.53.3+ds1-2", 2), ("3.5.3+ds1-6", 3), ("1:3.0.0-1", 3), ("", 2), (None, 2)],
+)
+def test_major_version(version, major):
+    assert monitoring.major_version(version) == major
+
+
+def test_major_version_of_garbage():
+    with pytest.raises(monitoring.MonitoringError, match="cannot read a major version"):
+        monitoring.major_version("unknown")
+
+
+def test_thresholds_within_0_to_100_pass():
+    assert monitoring.threshold_errors({"a": 0, "b": 100, "c": 70.5, "d": "85"}) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (120, "prometheus_alert_gpu_util_min_percent: 120 is outside 0-100; set a value from 0 to 100, e.g. 70"),
+        (-1, "prometheus_alert_gpu_util_min_percent: -1 is outside 0-100"),
+        ("seventy", "prometheus_alert_gpu_util_min_percent: 'seventy' is not a number"),
+        (True, "prometheus_alert_gpu_util_min_percent: True is not a number"),
+        (None, "prometheus_alert_gpu_util_min_percent: None is not a number"),
+    ],
+)
+def test_bad_thresholds_name_variable_value_and_fix(value, message):
+    (error,) = monitoring.threshold_errors({"prometheus_alert_gpu_util_min_percent": value})
+    assert error.startswith(message)
+
+
+def test_an_exporter_binary_needs_a_sha256():
+    spec = {"src": "/srv/slurm_exporter", "version": "1.2.0", "sha256": ""}
+    (error,) = monitoring.exporter_errors({"slurm_exporter": spec})
+    assert error.startswith("slurm_exporter_sha256: '' is not a sha256 for /srv/slurm_exporter 1.2.0")
+    assert monitoring.exporter_errors({"slurm_exporter": dict(spec, sha256="a" * 64)}) == []
+    assert monitoring.exporter_errors({"slurm_exporter": {"src": ""}}) == []
+
+
+def test_alertmanager_route_defaults_to_the_first_receiver():
+    config = monitoring.alertmanager_config([{"name": "ops"}, {"name": "pager"}], {"group_by": ["alertname"]})
+    assert config == {"route": {"group_by": ["alertname"], "receiver": "ops"}, "receivers": [{"name": "ops"}, {"name": "pager"}]}
+
+
+def test_alertmanager_route_to_an_unknown_receiver_is_refused():
+    with pytest.raises(monitoring.MonitoringError, match="receiver 'pagr' is not one of"):
+        monitoring.alertmanager_config([{"name": "ops"}], {"receiver": "pagr"})
+
+
+def test_alertmanager_needs_a_receiver():
+    with pytest.raises(monitoring.MonitoringError, match="give at least one receiver"):
+        monitoring.alertmanager_config([], {})
+
+
+def test_regex_alternatives_escape_each_value():
+    assert monitoring.regex_alternatives(["/", "/var/lib/slurm", "/ckpt.d"]) == r"/|/var/lib/slurm|/ckpt\.d"
+    assert monitoring.regex_alternatives([]) == "$^"
