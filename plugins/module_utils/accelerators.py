@@ -281,7 +281,7 @@ def parse_ascend_version_info(text):
     """``{version, firmware_range}`` from the Ascend driver's version.info (``Version=``, ``compatible_version_fw=[min,max]``)."""
     result = {"version": None, "firmware_range": None}
     for line in (text or "").splitlines():
-        key, _, value = line.partition("=")
+        key, dummy, value = line.partition("=")
         if key.strip() == "Version":
             result["version"] = value.strip()
         elif key.strip() == "compatible_version_fw":

@@ -272,7 +272,7 @@ def check_gpu_rules(driver, flavour, gpus):
                 "NV-FLAVOR",
                 "error",
                 "this host mixes GPUs that need the open modules (%s) with GPUs that cannot use them (%s); no driver flavour drives both: "
-                "split them across hosts" % (", ".join(label for label, _ in needs_open), ", ".join(label for label, _ in needs_proprietary)),
+                "split them across hosts" % (", ".join(label for label, dummy in needs_open), ", ".join(label for label, dummy in needs_proprietary)),
                 needs_open[0][1],
             )
         )
