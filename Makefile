@@ -7,7 +7,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it badinput
+.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it badinput promtool
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
@@ -17,6 +17,7 @@ help:
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
+	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
 	@echo "make badinput       run the bad-input catalogue (tests/badinput) through site.yml on the lab: all rejected, no host changed"
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
@@ -45,10 +46,11 @@ lab-shell:
 lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
-test: lint unit sanity build topology-it badinput
+test: lint unit sanity build promtool topology-it badinput
 	$(MAKE) scenario S=startup
 	$(MAKE) scenario S=midsize
 	$(MAKE) scenario S=day2
+	$(MAKE) scenario S=monitoring
 
 lint: $(VENV)/.stamp collection
 	yamllint .
@@ -81,6 +83,11 @@ badinput: $(VENV)/.stamp collection image
 	bash tests/badinput/image.sh
 	ansible-playbook -i inventories/lab lab/create.yml
 	python tests/badinput/run.py
+
+# The alert rules, rendered with the prometheus role's defaults, through
+# Debian trixie's promtool (fetched once in the base image: tests/promtool/run.sh).
+promtool: $(VENV)/.stamp collection image
+	bash tests/promtool/run.sh
 
 build: $(VENV)/.stamp
 	bash tests/build.sh
