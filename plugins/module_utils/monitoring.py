@@ -29,7 +29,7 @@ class MonitoringError(ValueError):
 
 
 def _short(host):
-    return str(host).split(".")[0]
+    return str(host).split(".", maxsplit=1)[0]
 
 
 def _duration(name, value):
@@ -97,8 +97,7 @@ def _job_hosts(job, groups):
     """Hosts of a scrape job in inventory order: its groups, then its hosts."""
     known = set(groups.get("all") or [])
     for group in job.get("groups") or []:
-        for host in groups.get(group) or []:
-            yield host
+        yield from groups.get(group) or []
     for host in job.get("hosts") or []:
         if host not in known:
             raise MonitoringError(

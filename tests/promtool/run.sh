@@ -5,7 +5,7 @@
 # promtool is 2.42, so the .deb is downloaded once inside the trixie base
 # image (make image; it carries trixie's package lists), unpacked, and the
 # static binary runs on the host from .cache/promtool. PROMTOOL=path uses
-# another binary (e.g. a 3.x one, to check the rules against both majors).
+# another binary (e.g. a 3.x one: the configuration is then rendered for 3.x).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,12 +19,15 @@ if [ ! -x "$promtool" ]; then
   docker run --rm --network host -v "$cache:/out" "$image" sh -ec \
     'apt-get update -qq; cd /tmp; apt-get download -qq promtool; rm -rf /out/trixie; dpkg -x promtool_*.deb /out/trixie'
 fi
-"$promtool" --version | head -1
+version="$("$promtool" --version | head -1)"
+echo "$version"
+major="$(echo "$version" | sed -E 's/^promtool, version ([0-9]+)\..*/\1/')"
 
 work="$(mktemp -d "$cache/run.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-ansible-playbook -i localhost, "$root/tests/promtool/render.yml" -e promtool_rules_dir="$work" >/dev/null
+ansible-playbook -i localhost, "$root/tests/promtool/render.yml" -e promtool_rules_dir="$work" -e promtool_major="$major" >/dev/null
 cp "$root"/tests/promtool/*.test.yml "$work/"
 cd "$work"
 "$promtool" check rules ./*.rules.yml
+"$promtool" check config prometheus.yml
 "$promtool" test rules ./*.test.yml

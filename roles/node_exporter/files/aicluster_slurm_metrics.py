@@ -87,8 +87,8 @@ def job_counts(squeue_output):
 def dbd_queue_size(sdiag_output):
     """slurmctld's queue of messages for slurmdbd (``DBD Agent queue size``), or None."""
     for line in sdiag_output.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "DBD Agent queue size":
+        key, colon, value = line.partition(":")
+        if colon and key.strip() == "DBD Agent queue size":
             return int(value.strip())
     return None
 
@@ -123,15 +123,15 @@ def render(outputs, now):
         gauge(
             "slurm_node_state",
             "1 for each node in its Slurm state (flags stripped).",
-            [_sample("slurm_node_state", 1, node=n, state=s) for n, (s, _) in sorted(nodes.items())],
+            [_sample("slurm_node_state", 1, node=n, state=s) for n, (s, _nr) in sorted(nodes.items())],
         )
         gauge(
             "slurm_node_not_responding",
             "1 if slurmctld cannot reach the node's slurmd.",
-            [_sample("slurm_node_not_responding", int(nr), node=n) for n, (_, nr) in sorted(nodes.items())],
+            [_sample("slurm_node_not_responding", int(nr), node=n) for n, (_s, nr) in sorted(nodes.items())],
         )
         totals = dict.fromkeys(AGGREGATES, 0)
-        for state, _ in nodes.values():
+        for state, _nr in nodes.values():
             totals[NODE_STATES.get(state, "other")] += 1
         for key in AGGREGATES:
             gauge("slurm_nodes_%s" % key, "Nodes in Slurm state %s." % key, [_sample("slurm_nodes_%s" % key, totals[key])])

@@ -58,7 +58,7 @@ def test_a_node_added_to_the_inventory_gets_a_target():
 def test_a_host_in_two_groups_is_scraped_once():
     groups = dict(GROUPS, monitoring=["ctl.example.org"])
     targets = _targets(monitoring.prometheus_config(_settings(), groups), "node")
-    assert [t for t, _ in targets].count("ctl.example.org:9100") == 1
+    assert [target for target, _host in targets].count("ctl.example.org:9100") == 1
 
 
 def test_a_job_whose_groups_are_absent_is_left_out():
