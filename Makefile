@@ -13,7 +13,7 @@ help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup + midsize + day2"
+	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup + midsize + day2 + monitoring + storage"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
@@ -51,6 +51,7 @@ test: lint unit sanity build promtool topology-it badinput
 	$(MAKE) scenario S=midsize
 	$(MAKE) scenario S=day2
 	$(MAKE) scenario S=monitoring
+	$(MAKE) scenario S=storage
 
 lint: $(VENV)/.stamp collection
 	yamllint .

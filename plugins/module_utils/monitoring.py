@@ -110,7 +110,7 @@ def _job_hosts(job, groups):
 def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None):
     """Prometheus ``scrape_configs`` for ``jobs`` with targets from ``groups``.
 
-    ``jobs``: ``[{name, port, groups: [...], hosts: [...], metrics_path,
+    ``jobs``: ``[{name, port, groups: [...], hosts: [...], metrics_path, scheme,
     scrape_interval}]``; a job whose groups are absent or empty is left out.
     ``addresses``: ``{host: address}`` where a host is not reached by its
     inventory name.
@@ -134,6 +134,8 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None):
             config["scrape_interval"] = _duration("prometheus_scrape_jobs: job %s: scrape_interval" % name, job.get("scrape_interval") or scrape_interval)
         if job.get("metrics_path"):
             config["metrics_path"] = job["metrics_path"]
+        if job.get("scheme"):
+            config["scheme"] = job["scheme"]
         if major >= 3:
             config["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
         config["static_configs"] = [{"targets": ["%s:%d" % (addresses.get(host, host), port)], "labels": {"host": _short(host)}} for host in hosts]

@@ -71,6 +71,15 @@ def test_gpu_exporter_targets_come_from_their_group():
     assert _targets(config, "dcgm") == [("node2:9400", "node2")]
 
 
+def test_minio_job_keeps_its_metrics_path_and_scheme():
+    jobs = [{"name": "minio", "port": 9000, "groups": ["minio"], "metrics_path": "/minio/v2/metrics/cluster", "scheme": "https"}]
+    config = monitoring.prometheus_config(_settings(jobs=jobs), dict(GROUPS, minio=["node1", "node2"]))
+    (scrape,) = [s for s in config["scrape_configs"] if s["job_name"] == "minio"]
+    assert scrape["metrics_path"] == "/minio/v2/metrics/cluster"
+    assert scrape["scheme"] == "https"
+    assert _targets(config, "minio") == [("node1:9000", "node1"), ("node2:9000", "node2")]
+
+
 def test_addresses_override_the_inventory_name():
     config = monitoring.prometheus_config(_settings(addresses={"node1": "10.0.0.11"}), GROUPS)
     assert ("10.0.0.11:9100", "node1") in _targets(config, "node")
