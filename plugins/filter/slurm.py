@@ -191,12 +191,18 @@ def preflight_line(finding):
     return "[%s] %s" % (finding["id"], finding["message"])
 
 
+def preflight_prefixed(finding, variable):
+    """A finding whose message names options of ``variable`` (a dict), with that variable named first."""
+    return dict(finding, message="%s: %s" % (variable, finding["message"]))
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "hostlist_compress": hostlist_compress,
             "hostlist_expand": hostlist_expand,
             "preflight_line": preflight_line,
+            "preflight_prefixed": preflight_prefixed,
             "slurm_conf_lines": slurm_conf_lines,
             "slurm_gpu_files": slurm_gpu_files,
             "slurm_gres_lines": slurm_gres_lines,

@@ -74,7 +74,7 @@ options:
     type: bool
     default: false
   skip:
-    description: Check ids to skip; their findings are returned in RV(skipped) instead.
+    description: Check ids to skip; their findings are returned in RV(skipped_findings) instead.
     type: list
     elements: str
     default: []
@@ -130,8 +130,10 @@ findings:
       severity: error
       message: fabricmanager=550.90.07 differs from nvidia_driver=550.163.01; ... set fabricmanager=550.163.01
       source: github.com/NVIDIA/gpu-operator/issues/544
-skipped:
-  description: Findings of the checks named in O(skip).
+skipped_findings:
+  description:
+    - Findings of the checks named in O(skip).
+    - Not called C(skipped), which Ansible reads as "the task was skipped" (and then ignores C(failed_when)).
   returned: always
   type: list
   elements: dict
@@ -187,7 +189,7 @@ def main():
     package = None
     if params["nvidia_driver"] and driver_compat.version_tuple(params["nvidia_driver"]):
         package = driver_compat.fabricmanager_package(params["nvidia_driver"])
-    result = {"changed": False, "findings": findings, "skipped": skipped, "errors": len(errors), "fabricmanager_package": package}
+    result = {"changed": False, "findings": findings, "skipped_findings": skipped, "errors": len(errors), "fabricmanager_package": package}
     for finding in skipped:
         module.warn("skipped %s: %s" % (finding["id"], finding["message"]))
     for finding in findings:

@@ -37,3 +37,12 @@ def test_host_node_config():
     findings = slurm_preflight_host("n1", FACTS, node_config={"RealMemory": 9000})
     assert ids(findings) == ["node_config"]
     assert slurm_preflight_host("n1", FACTS, node_config={"RealMemory": 7000}) == []
+
+
+def test_driver_findings_name_the_inventory_variable():
+    from ansible_collections.aicluster.slurm.plugins.filter.slurm import preflight_line, preflight_prefixed
+
+    finding = {"id": "NV-CUDA", "severity": "error", "message": "nvidia_driver=570.172.08 cannot run CUDA 13.0"}
+    line = preflight_line(preflight_prefixed(finding, "accelerator_versions"))
+    assert line == "[NV-CUDA] accelerator_versions: nvidia_driver=570.172.08 cannot run CUDA 13.0"
+    assert finding["message"].startswith("nvidia_driver")  # the input is not modified
