@@ -126,12 +126,12 @@ diff:
 """
 
 import json
-import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import minio as minio_utils
+from ansible_collections.aicluster.slurm.plugins.module_utils import minio_sdk
 
 MINIO_IMPORT_ERROR = None
 try:
@@ -277,27 +277,10 @@ def ensure_access(admin, user_client, policy_name, policy, user_access_key, user
     return result
 
 
-def http_client(validate_certs, ca_file):
-    """A urllib3 pool with short timeouts and few retries (the SDK's default waits 5 minutes and retries 5 times)."""
-    if not validate_certs:
-        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-    return urllib3.PoolManager(
-        timeout=urllib3.Timeout(connect=10, read=60),
-        maxsize=4,
-        cert_reqs="CERT_REQUIRED" if validate_certs else "CERT_NONE",
-        ca_certs=ca_file or os.environ.get("SSL_CERT_FILE") or None,
-        retries=urllib3.Retry(total=3, backoff_factor=0.5, status_forcelist=[500, 502, 503, 504]),
-    )
-
-
 def main():
     module = AnsibleModule(
         argument_spec={
-            "endpoint": {"type": "str", "required": True},
-            "access_key": {"type": "str", "required": True, "no_log": True},
-            "secret_key": {"type": "str", "required": True, "no_log": True},
-            "ca_file": {"type": "path"},
-            "validate_certs": {"type": "bool", "default": True},
+            **minio_sdk.CONNECTION_OPTIONS,
             "policy_name": {"type": "str", "required": True},
             "policy": {"type": "dict", "required": True},
             "user_access_key": {"type": "str", "required": True, "no_log": False},
@@ -317,14 +300,14 @@ def main():
             credentials=StaticProvider(params["access_key"], params["secret_key"]),
             secure=target["secure"],
             cert_check=params["validate_certs"],
-            http_client=http_client(params["validate_certs"], params["ca_file"]),
+            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"]),
         )
         user_client = Minio(
             target["host"],
             access_key=params["user_access_key"],
             secret_key=params["user_secret_key"],
             secure=target["secure"],
-            http_client=http_client(params["validate_certs"], params["ca_file"]),
+            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"]),
         )
         result = ensure_access(
             admin,

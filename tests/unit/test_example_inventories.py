@@ -173,6 +173,6 @@ def test_large_backfill_window_covers_the_longest_partition():
 
 
 def _minutes(text):
-    days, _, clock = text.rpartition("-")
+    days, _dash, clock = text.rpartition("-")
     hours, minutes, seconds = (int(x) for x in clock.split(":"))
     return int(days or 0) * 1440 + hours * 60 + minutes + (1 if seconds else 0)
