@@ -21,28 +21,9 @@ description:
     policies the user has are left attached.
   - Uses the C(minio) Python SDK's C(MinioAdmin), which encrypts the secrets it sends with the admin's secret key.
     Run it where the endpoint is reachable, usually the control node (a task delegated to localhost).
+extends_documentation_fragment:
+  - aicluster.slurm.minio
 options:
-  endpoint:
-    description: URL of the S3 API, C(http://HOST:PORT) or C(https://HOST:PORT), without a path.
-    type: str
-    required: true
-  access_key:
-    description: Access key of a MinIO admin account (usually the root user).
-    type: str
-    required: true
-  secret_key:
-    description: Secret key of O(access_key).
-    type: str
-    required: true
-  ca_file:
-    description:
-      - PEM file of the CA that signed the server's certificate, for C(https) with a private CA.
-      - Without it the system's CA store is used (or E(SSL_CERT_FILE) when set).
-    type: path
-  validate_certs:
-    description: Whether to verify the server's TLS certificate. Only turn this off in a lab.
-    type: bool
-    default: true
   policy_name:
     description: Name of the canned policy (no commas or whitespace).
     type: str

@@ -20,28 +20,9 @@ description:
   - After a change the state is read back; a lifecycle the server stored differently from what was sent fails the task.
   - Talks to the S3 API over HTTP(S) with the C(minio) Python SDK; run it where the endpoint is reachable, usually the
     control node (a task delegated to localhost).
+extends_documentation_fragment:
+  - aicluster.slurm.minio
 options:
-  endpoint:
-    description: URL of the S3 API, C(http://HOST:PORT) or C(https://HOST:PORT), without a path.
-    type: str
-    required: true
-  access_key:
-    description: Access key of an account that may create and configure buckets (the MinIO root user or an admin).
-    type: str
-    required: true
-  secret_key:
-    description: Secret key of O(access_key).
-    type: str
-    required: true
-  ca_file:
-    description:
-      - PEM file of the CA that signed the server's certificate, for C(https) with a private CA.
-      - Without it the system's CA store is used (or E(SSL_CERT_FILE) when set).
-    type: path
-  validate_certs:
-    description: Whether to verify the server's TLS certificate. Only turn this off in a lab.
-    type: bool
-    default: true
   name:
     description: Bucket name (3 to 63 lowercase letters, digits, dots and hyphens).
     type: str
