@@ -7,18 +7,19 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it badinput promtool
+.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it badinput secrets promtool
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, topology on slurmctld, molecule startup + midsize + day2 + monitoring + storage"
+	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage, figures"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
 	@echo "make badinput       run the bad-input catalogue (tests/badinput) through site.yml on the lab: all rejected, no host changed"
+	@echo "make secrets        first converge of a fresh lab at -vvv (tests/secrets): no secret in the output, secret files' owner and mode"
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -46,12 +47,13 @@ lab-shell:
 lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
-test: lint unit sanity build promtool topology-it badinput
+test: lint unit sanity build promtool topology-it badinput secrets
 	$(MAKE) scenario S=startup
 	$(MAKE) scenario S=midsize
 	$(MAKE) scenario S=day2
 	$(MAKE) scenario S=monitoring
 	$(MAKE) scenario S=storage
+	python tests/figures.py
 
 lint: $(VENV)/.stamp collection
 	yamllint .
@@ -83,7 +85,14 @@ topology-it: $(VENV)/.stamp collection image
 badinput: $(VENV)/.stamp collection image
 	bash tests/badinput/image.sh
 	ansible-playbook -i inventories/lab lab/create.yml
-	python tests/badinput/run.py
+	python tests/badinput/run.py --json build/figures/badinput.json
+
+# A first converge of fresh lab containers (plus an accounting host, lab-dbd,
+# and MinIO on the controller) at -vvv with random secrets: none of them in
+# the output, and the files holding them with the documented owner and mode on
+# every host. The lab is removed afterwards (tests/secrets/run.py).
+secrets: $(VENV)/.stamp collection image
+	python tests/secrets/run.py
 
 # The alert rules, rendered with the prometheus role's defaults, through
 # Debian trixie's promtool (fetched once in the base image: tests/promtool/run.sh).

@@ -178,7 +178,7 @@ def baseline(containers):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=str(Path(__file__).with_name("cases.yml")))
-    parser.add_argument("--json", default=str(ROOT / ".cache" / "badinput.json"))
+    parser.add_argument("--json", default=str(ROOT / "build" / "figures" / "badinput.json"))
     parser.add_argument("--playbook", default="site.yml", help="site.yml (default) or playbooks/preflight.yml")
     parser.add_argument("--only", nargs="*", help="case ids to run")
     args = parser.parse_args()

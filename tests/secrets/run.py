@@ -1,0 +1,264 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A first converge of fresh lab containers at -vvv, grepped for every secret it used.
+
+The lab is recreated bare, with an accounting host (lab-dbd) and a
+single-node MinIO on the controller (tests/secrets/inventory.yml), and
+site.yml runs once at -vvv with random secrets generated here and given in a
+0600 vars file: the database password, the MinIO root password and the jobs'
+secret key. The
+munge key is the one the run generates on the controller, read back from the
+hosts afterwards. The whole output (stdout and stderr) must hold none of them
+(raw, base64 and hex, also with the output's whitespace removed, so a
+wrapped line still counts); each secret must be in the file that uses it
+(else the test would prove nothing); and the files holding them must have the
+documented owner, group and mode on every host.
+
+Prints a table, writes build/figures/secrets.json (secret names, never
+values) and a copy of the output with each secret replaced by its name
+(build/secrets/site-vvv.log), destroys the lab, and exits non-zero on any
+hit, wrong mode or failed run. Secret values are never printed.
+"""
+
+import argparse
+import base64
+import json
+import os
+import re
+import secrets
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+INVENTORIES = ["inventories/lab", "tests/secrets/inventory.yml"]
+MUNGE_KEY = "/etc/munge/munge.key"
+# Groups whose hosts hold the file, path, and the documented "owner group mode":
+# the munge key 0400 munge (README, roles/slurm/tasks/munge.yml), slurmdbd.conf
+# 0600 slurm (DESIGN.md section 6, roles/slurmdbd), /etc/default/minio 0600 root
+# and rclone.conf 0640 root:training in a 0750 directory (docs/storage.md).
+FILES = (
+    (("slurmctld", "slurm_compute", "slurmdbd"), MUNGE_KEY, "munge munge 400"),
+    (("slurmdbd",), "/etc/slurm/slurmdbd.conf", "slurm slurm 600"),
+    (("minio",), "/etc/default/minio", "root root 600"),
+    (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint", "root training 750"),
+    (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint/rclone.conf", "root training 640"),
+)
+# The file that must contain each generated secret, on every host it is checked on.
+USED_IN = {
+    "slurmdbd_storage_pass": "/etc/slurm/slurmdbd.conf",
+    "minio_root_password": "/etc/default/minio",
+    "minio_checkpoint_secret_key": "/etc/aicluster/checkpoint/rclone.conf",
+}
+WHITESPACE = re.compile(rb"\s+")
+
+
+def random_secret(length=32):
+    alphabet = string.ascii_letters + string.digits
+    return "".join(secrets.choice(alphabet) for position in range(length))
+
+
+def encodings(name, value):
+    """{"name (form)": bytes} for the raw value, its base64 and its hex."""
+    return {
+        "%s (raw)" % name: value,
+        "%s (base64)" % name: base64.b64encode(value),
+        "%s (hex)" % name: value.hex().encode(),
+        "%s (HEX)" % name: value.hex().upper().encode(),
+    }
+
+
+def count_hits(output, needles):
+    """{form name: occurrences in output}, also counting occurrences split by whitespace (wrapped lines)."""
+    folded = WHITESPACE.sub(b"", output)
+    hits = {}
+    for name, needle in needles.items():
+        if len(needle) < 16:
+            raise ValueError("%s is too short to search for without false hits" % name)
+        hits[name] = max(output.count(needle), folded.count(WHITESPACE.sub(b"", needle)))
+    return hits
+
+
+def redact(output, needles):
+    for name, needle in sorted(needles.items(), key=lambda item: -len(item[1])):
+        output = output.replace(needle, b"<" + name.encode() + b">")
+    return output
+
+
+def run(command, check=False, **kwargs):
+    return subprocess.run(command, cwd=ROOT, check=check, **kwargs)
+
+
+def lab(playbook):
+    """lab/create.yml or lab/destroy.yml on every container of both inventories (with the accounting host)."""
+    command = ["ansible-playbook", playbook]
+    for inventory in INVENTORIES:
+        command += ["-i", inventory]
+    proc = run(command, capture_output=True, text=True)
+    if proc.returncode:
+        sys.stdout.write(proc.stdout[-3000:] + proc.stderr[-3000:])
+        raise RuntimeError("%s failed (rc %d)" % (playbook, proc.returncode))
+
+
+def inventory_groups():
+    command = ["ansible-inventory", "--list"]
+    for inventory in INVENTORIES:
+        command += ["-i", inventory]
+    listing = json.loads(run(command, capture_output=True, text=True, check=True).stdout)
+    groups = {name: sorted(group.get("hosts", [])) for name, group in listing.items() if name != "_meta"}
+    groups["all"] = sorted(listing["_meta"]["hostvars"])
+    return groups
+
+
+def docker_read(host, path):
+    """A file's bytes from a container (through a pipe: nothing secret on a command line), or None."""
+    proc = run(["docker", "exec", host, "cat", path], capture_output=True)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def docker_stat(host, path):
+    proc = run(["docker", "exec", host, "stat", "-c", "%U %G %a", path], capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else "missing"
+
+
+def converge(secrets_file, log_path, timeout):
+    command = ["ansible-playbook", "-vvv", "site.yml", "-e", "@" + str(secrets_file)]
+    for inventory in INVENTORIES:
+        command[2:2] = ["-i", inventory]
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1")
+    env.pop("ANSIBLE_FORCE_COLOR", None)
+    started = time.monotonic()
+    with os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as log:
+        proc = run(command, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout)
+    return proc.returncode, round(time.monotonic() - started, 1)
+
+
+def check_files(groups):
+    """(rows, bad): one row per (host, path) with expected and found owner/group/mode."""
+    rows, bad = [], []
+    for holders, path, expected in FILES:
+        for host in sorted({host for group in holders for host in groups.get(group, [])}):
+            found = docker_stat(host, path)
+            row = {"host": host, "path": path, "expected": expected, "found": found}
+            rows.append(row)
+            if found != expected:
+                bad.append(row)
+    return rows, bad
+
+
+def check_used(groups, generated):
+    """Secret name -> hosts whose file does not contain it (empty: used everywhere)."""
+    missing = {}
+    for name, path in USED_IN.items():
+        holders = next(holders for holders, file_path, expected in FILES if file_path == path)
+        hosts = sorted({host for group in holders for host in groups.get(group, [])})
+        missing[name] = [host for host in hosts if generated[name].encode() not in (docker_read(host, path) or b"")]
+    return missing
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", default=str(ROOT / "build" / "figures" / "secrets.json"))
+    parser.add_argument("--log", default=str(ROOT / "build" / "secrets" / "site-vvv.log"), help="the redacted output")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds for the converge")
+    parser.add_argument("--keep-lab", action="store_true", help="leave the converged lab running")
+    args = parser.parse_args()
+
+    started = time.monotonic()
+    groups = inventory_groups()
+    generated = {name: random_secret() for name in USED_IN}
+    report = {"inventories": INVENTORIES, "hosts": groups["all"]}
+    with tempfile.TemporaryDirectory(prefix="aicluster-secrets-") as work:
+        secrets_file = Path(work) / "secrets.json"
+        with os.fdopen(os.open(secrets_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            json.dump(generated, handle)
+        log_path = Path(work) / "site-vvv.log"
+        try:
+            print("recreating the lab containers (bare)")
+            lab("lab/destroy.yml")
+            lab("lab/create.yml")
+            print("site.yml -vvv on %s (first converge)" % ", ".join(INVENTORIES))
+            report["converge_rc"], report["converge_s"] = converge(secrets_file, log_path, args.timeout)
+            output = log_path.read_bytes()
+            report["log_bytes"] = len(output)
+
+            munge_hosts = sorted({host for group in FILES[0][0] for host in groups.get(group, [])})
+            keys = {host: docker_read(host, MUNGE_KEY) for host in munge_hosts}
+            distinct = sorted({key for key in keys.values() if key})
+            report["munge_key_hosts_without_key"] = [host for host, key in keys.items() if not key]
+            report["munge_key_same_on_all_hosts"] = len(distinct) == 1 and not report["munge_key_hosts_without_key"]
+            needles = {}
+            for name, value in generated.items():
+                needles.update(encodings(name, value.encode()))
+            for index, key in enumerate(distinct):
+                needles.update(encodings("munge key" + (" #%d" % (index + 1) if index else ""), key))
+
+            hits = count_hits(output, needles)
+            report["secrets_checked"] = sorted(needles)
+            report["hits"] = hits
+            report["secret_hits"] = sum(hits.values())
+            report["secrets_not_in_their_file"] = {name: hosts for name, hosts in check_used(groups, generated).items() if hosts}
+            report["files"], report["bad_modes"] = check_files(groups)
+            report["files_checked"] = len(report["files"])
+
+            redacted = redact(output, needles)
+            Path(args.log).parent.mkdir(parents=True, exist_ok=True)
+            if sum(count_hits(redacted, needles).values()) == 0:
+                Path(args.log).write_bytes(redacted)
+                report["log"] = args.log
+            else:
+                report["log"] = "not kept: a secret remains in it after redaction (wrapped over lines)"
+        finally:
+            if not args.keep_lab:
+                print("removing the lab containers")
+                lab("lab/destroy.yml")
+
+    report["wall_s"] = round(time.monotonic() - started, 1)
+    print()
+    print("%-44s %5s" % ("secret (form) in the -vvv output", "hits"))
+    for name in report["secrets_checked"]:
+        print("%-44s %5d" % (name, report["hits"][name]))
+    print()
+    print("%-10s %-40s %-18s %-18s" % ("host", "file", "expected", "found"))
+    for row in report["files"]:
+        mark = "" if row["found"] == row["expected"] else "  WRONG"
+        print("%-10s %-40s %-18s %-18s%s" % (row["host"], row["path"], row["expected"], row["found"], mark))
+    print()
+    problems = []
+    if report["converge_rc"] != 0:
+        problems.append("site.yml failed (rc %d); see %s" % (report["converge_rc"], report["log"]))
+    if report["secret_hits"]:
+        problems.append("secrets in the output: %s" % ", ".join(name for name, count in report["hits"].items() if count))
+    if report["bad_modes"]:
+        problems.append("%d files with the wrong owner, group or mode" % len(report["bad_modes"]))
+    if report["secrets_not_in_their_file"]:
+        problems.append("secrets not written where they are used: %s" % report["secrets_not_in_their_file"])
+    if not report["munge_key_same_on_all_hosts"]:
+        problems.append("the munge key is missing on %s or differs between hosts" % report["munge_key_hosts_without_key"])
+    report["passed"] = not problems
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    for problem in problems:
+        print("FAIL: " + problem)
+    print(
+        "secret hits in logs: %d (%d secret forms in %d bytes of -vvv output); files with the documented owner and mode: %d of %d;"
+        " converge %.0f s, test %.0f s; %s"
+        % (
+            report["secret_hits"],
+            len(report["secrets_checked"]),
+            report["log_bytes"],
+            report["files_checked"] - len(report["bad_modes"]),
+            report["files_checked"],
+            report["converge_s"],
+            report["wall_s"],
+            args.json,
+        )
+    )
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""tests/secrets/run.py's search: a secret is found raw, base64 or hex, also when wrapped over lines."""
+
+import base64
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "secrets" / "run.py"
+SPEC = importlib.util.spec_from_file_location("aicluster_secrets_run", SCRIPT)
+secrets_run = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(secrets_run)
+
+KEY = bytes(range(256))[:128]
+PASSWORD = "Zq8sN2vLx0PbT4kWm7RcY1dHf6GjA3uE"
+
+
+def _needles():
+    needles = secrets_run.encodings("munge key", KEY)
+    needles.update(secrets_run.encodings("slurmdbd_storage_pass", PASSWORD.encode()))
+    return needles
+
+
+def test_random_secrets_are_long_and_differ():
+    first, second = secrets_run.random_secret(), secrets_run.random_secret()
+    assert len(first) == 32
+    assert first != second
+    assert first.isalnum()
+
+
+def test_clean_output_has_no_hits():
+    hits = secrets_run.count_hits(b"TASK [Write slurmdbd.conf]\nok: [lab-dbd] => censored\n", _needles())
+    assert set(hits.values()) == {0}
+    assert "munge key (base64)" in hits
+
+
+@pytest.mark.parametrize(
+    ("output", "name"),
+    [
+        (b"content: " + base64.b64encode(KEY) + b"\n", "munge key (base64)"),
+        (b"data: " + KEY.hex().encode(), "munge key (hex)"),
+        (b"raw " + KEY + b" end", "munge key (raw)"),
+        (b"StoragePass=" + PASSWORD.encode(), "slurmdbd_storage_pass (raw)"),
+        # A YAML callback wraps a long value over indented lines.
+        (b"content: " + base64.b64encode(KEY)[:60] + b"\n        " + base64.b64encode(KEY)[60:], "munge key (base64)"),
+    ],
+)
+def test_a_leak_is_found_and_redacted(output, name):
+    needles = _needles()
+    hits = secrets_run.count_hits(output, needles)
+    assert hits[name] == 1
+    assert sum(hits.values()) == 1
+    redacted = secrets_run.redact(output, needles)
+    if b"\n        " not in output:
+        assert sum(secrets_run.count_hits(redacted, needles).values()) == 0
+        assert b"<" + name.encode() + b">" in redacted
+
+
+def test_a_short_needle_is_refused():
+    with pytest.raises(ValueError, match="too short"):
+        secrets_run.count_hits(b"", {"x (raw)": b"short"})
