@@ -13,7 +13,7 @@ help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage, figures"
+	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage + large, figures"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge and topology benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
@@ -53,6 +53,7 @@ test: lint unit sanity build promtool topology-it badinput secrets
 	$(MAKE) scenario S=day2
 	$(MAKE) scenario S=monitoring
 	$(MAKE) scenario S=storage
+	$(MAKE) scenario S=large
 	python tests/figures.py
 
 lint: $(VENV)/.stamp collection
@@ -87,7 +88,7 @@ badinput: $(VENV)/.stamp collection image
 	ansible-playbook -i inventories/lab lab/create.yml
 	python tests/badinput/run.py --json build/figures/badinput.json
 
-# A first converge of fresh lab containers (plus an accounting host, lab-dbd,
+# A first converge of fresh lab containers (with accounting
 # and MinIO on the controller) at -vvv with random secrets: none of them in
 # the output, and the files holding them with the documented owner and mode on
 # every host. The lab is removed afterwards (tests/secrets/run.py).

@@ -41,7 +41,7 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
         if name not in hostvars:
             raise AnsibleFilterError("slurm_nodes: host %s is not in the inventory" % name)
         host = hostvars[name]
-        nodes[slurm_conf.short_name(name)] = slurm_conf.node_from_facts(
+        node = slurm_conf.node_from_facts(
             name,
             host.get("ansible_facts"),
             memory_reserve_mb,
@@ -49,7 +49,37 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
             host.get("slurm_node_features"),
             host.get("slurm_node_gpus"),
         )
+        if host.get("slurm_emulated_nodes"):
+            nodes.update(slurm_conf.emulated_nodes(name, node, host["slurm_emulated_nodes"]))
+        else:
+            nodes[slurm_conf.short_name(name)] = node
     return nodes
+
+
+def _node_names(name, hostvars):
+    spec = hostvars[name].get("slurm_emulated_nodes") if name in hostvars else None
+    return slurm_conf.emulated_names(name, spec) if spec else [slurm_conf.short_name(name)]
+
+
+@_model
+def slurm_node_names(hosts, hostvars):
+    """The Slurm node names of inventory hosts: the short host name, or the
+    nodes a host emulates (``slurm_emulated_nodes``)."""
+    names = []
+    for name in hosts:
+        names.extend(_node_names(name, hostvars))
+    return names
+
+
+@_model
+def slurm_node_groups(groups, hostvars):
+    """The inventory groups with each emulating host replaced by the nodes it emulates."""
+    return {group: slurm_node_names(members, hostvars) for group, members in groups.items()}
+
+
+def slurm_emulating_hosts(hosts, hostvars):
+    """The hosts among ``hosts`` that emulate Slurm nodes (``slurm_emulated_nodes`` set)."""
+    return [name for name in hosts if name in hostvars and hostvars[name].get("slurm_emulated_nodes")]
 
 
 def slurm_hosts_without_facts(names, hostvars):
@@ -86,7 +116,9 @@ def slurm_gres_lines(names, hostvars):
     """gres.conf lines from each host's ``slurm_node_gpus``; empty when no host has GPUs."""
     declared = {}
     for name in names:
-        declared[slurm_conf.short_name(name)] = gres.normalize_gpus(name, hostvars[name].get("slurm_node_gpus"))
+        gpus = gres.normalize_gpus(name, hostvars[name].get("slurm_node_gpus"))
+        for node in _node_names(name, hostvars):
+            declared[node] = gpus
     return gres.gres_lines(declared)
 
 
@@ -204,11 +236,14 @@ class FilterModule(object):
             "preflight_line": preflight_line,
             "preflight_prefixed": preflight_prefixed,
             "slurm_conf_lines": slurm_conf_lines,
+            "slurm_emulating_hosts": slurm_emulating_hosts,
             "slurm_gpu_files": slurm_gpu_files,
             "slurm_gres_lines": slurm_gres_lines,
             "slurm_groups_without": slurm_groups_without,
             "slurm_hosts_without_facts": slurm_hosts_without_facts,
             "slurm_merge_config": slurm_merge_config,
+            "slurm_node_groups": slurm_node_groups,
+            "slurm_node_names": slurm_node_names,
             "slurm_nodes": slurm_nodes,
             "slurm_parameter_lines": slurm_parameter_lines,
             "slurm_preflight_host": slurm_preflight_host,

@@ -601,7 +601,8 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
     guid_map = _normalize_map(guid_map)
     if isinstance(hca_names, str):
         hca_names = [hca_names]
-    hca_names = None if hca_names is None else [str(name) for name in hca_names]
+    # An empty list is "no filter" (the role's default), not "no HCA at all".
+    hca_names = [str(name) for name in hca_names] if hca_names else None
     excludes = _compile([exclude] if isinstance(exclude, str) else exclude)
     try:
         name_regex = re.compile(name_pattern) if name_pattern else None

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import gres
-from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
+from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress, expand
 
 # Parameters that `scontrol reconfigure` cannot change, so a change needs a
 # daemon restart. Sources (Slurm 24.11):
@@ -167,18 +167,75 @@ def node_from_facts(name, facts, memory_reserve_mb=0, extra=None, node_features=
     return node
 
 
+def emulated_names(name, spec):
+    """The Slurm node names one host emulates (``slurm_emulated_nodes``), checked.
+
+    ``spec`` is ``{names: <hostlist>, port: <first slurmd port>}``: one
+    ``slurmd -N <node>`` per name on that host, on consecutive ports.
+    """
+    if not isinstance(spec, dict) or not spec.get("names"):
+        raise SlurmConfError(
+            "host %s: slurm_emulated_nodes=%r needs names (a hostlist such as gpu[001-128]) and port (the first slurmd port, e.g. 17001)" % (name, spec)
+        )
+    try:
+        names = expand(str(spec["names"]))
+    except ValueError:
+        names = ["["]
+    if any(c in node for node in names for c in "[]{}, "):
+        raise SlurmConfError("host %s: slurm_emulated_nodes.names=%r is not a hostlist expression such as gpu[001-128]" % (name, spec["names"]))
+    port = spec.get("port")
+    if isinstance(port, bool) or not str(port).isdigit() or not 1024 <= int(port) <= 65535 - len(names):
+        raise SlurmConfError(
+            "host %s: slurm_emulated_nodes.port=%r must be a port from 1024 to %d, the first of %d consecutive slurmd ports"
+            % (name, port, 65535 - len(names), len(names))
+        )
+    if len(set(names)) != len(names):
+        raise SlurmConfError("host %s: slurm_emulated_nodes.names=%r names a node twice" % (name, spec["names"]))
+    return names
+
+
+def emulated_nodes(name, node, spec):
+    """``{node name: attributes}`` for the nodes one host emulates, each a copy of ``node``
+    reached at that host on its own port."""
+    names = emulated_names(name, spec)
+    host = short_name(name)
+    first = int(spec["port"])
+    return {emulated: dict(node, NodeHostname=host, NodeAddr=name, Port=first + index) for index, emulated in enumerate(names)}
+
+
+def _ports(ports):
+    """A Port= value for the nodes of one line, in their hostlist order: ``[17001-17128]``."""
+    if len(ports) == 1:
+        return str(ports[0])
+    ranges = []
+    for port in ports:
+        if ranges and port == ranges[-1][1] + 1:
+            ranges[-1][1] = port
+        else:
+            ranges.append([port, port])
+    return "[%s]" % ",".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in ranges)
+
+
 def node_lines(nodes):
     """NodeName lines; hosts with identical attributes share one hostlist line.
 
-    ``nodes`` maps host name to its attribute dict (see node_from_facts).
+    ``nodes`` maps node name to its attribute dict (see node_from_facts).
+    Emulated nodes differ only in ``Port``: they share a line whose Port
+    lists one port per node in the hostlist's order, as slurmctld reads it.
     """
     shapes = {}
     for name, attributes in nodes.items():
-        key = tuple((k, format_value(v)) for k, v in attributes.items())
+        key = tuple((k, format_value(v)) for k, v in attributes.items() if k != "Port")
         shapes.setdefault(key, []).append(name)
     lines = []
     for key, names in sorted(shapes.items(), key=lambda item: compress(item[1])):
+        names = expand(compress(names))
         words = ["NodeName=%s" % compress(names)] + ["%s=%s" % pair for pair in key]
+        ports = [nodes[name]["Port"] for name in names if "Port" in nodes[name]]
+        if ports:
+            if len(ports) != len(names):
+                raise SlurmConfError("nodes %s: Port is set on some of them only; set slurm_node_config Port on all or none" % compress(names))
+            words.append("Port=%s" % _ports(ports))
         if not any(k.lower() == "state" for k, dummy in key):
             words.append("State=UNKNOWN")
         lines.append(" ".join(words))

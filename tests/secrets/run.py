@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A first converge of fresh lab containers at -vvv, grepped for every secret it used.
 
-The lab is recreated bare, with an accounting host (lab-dbd) and a
-single-node MinIO on the controller (tests/secrets/inventory.yml), and
+The lab is recreated bare, with accounting and a single-node MinIO on the
+controller (tests/secrets/inventory.yml), and
 site.yml runs once at -vvv with random secrets generated here and given in a
 0600 vars file: the database password, the MinIO root password and the jobs'
 secret key. The
@@ -93,7 +93,7 @@ def run(command, check=False, **kwargs):
 
 
 def lab(playbook):
-    """lab/create.yml or lab/destroy.yml on every container of both inventories (with the accounting host)."""
+    """lab/create.yml or lab/destroy.yml on every container of both inventories."""
     command = ["ansible-playbook", playbook]
     for inventory in INVENTORIES:
         command += ["-i", inventory]

@@ -10,11 +10,14 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     preflight_line,
     preflight_prefixed,
     slurm_conf_lines,
+    slurm_emulating_hosts,
     slurm_gpu_files,
     slurm_gres_lines,
     slurm_groups_without,
     slurm_hosts_without_facts,
     slurm_merge_config,
+    slurm_node_groups,
+    slurm_node_names,
     slurm_nodes,
     slurm_parameter_lines,
     slurm_preflight_host,
@@ -46,11 +49,14 @@ def test_filter_module_exposes_every_filter():
         "preflight_line": preflight_line,
         "preflight_prefixed": preflight_prefixed,
         "slurm_conf_lines": slurm_conf_lines,
+        "slurm_emulating_hosts": slurm_emulating_hosts,
         "slurm_gpu_files": slurm_gpu_files,
         "slurm_gres_lines": slurm_gres_lines,
         "slurm_groups_without": slurm_groups_without,
         "slurm_hosts_without_facts": slurm_hosts_without_facts,
         "slurm_merge_config": slurm_merge_config,
+        "slurm_node_groups": slurm_node_groups,
+        "slurm_node_names": slurm_node_names,
         "slurm_nodes": slurm_nodes,
         "slurm_parameter_lines": slurm_parameter_lines,
         "slurm_preflight_host": slurm_preflight_host,
@@ -314,3 +320,50 @@ def test_slurm_qos_names_keeps_the_present_ones_bare():
     qos = [{"name": "high", "priority": 100, "max_tres_per_user": "gres/gpu=16"}, {"name": "old", "state": "absent"}, {"name": "low", "state": "present"}]
     assert slurm_qos_names(qos) == [{"name": "high"}, {"name": "low"}]
     assert slurm_qos_names(None) == []
+
+
+EMULATING = {
+    "node01": {"ansible_facts": FACTS},
+    "emu": {
+        "ansible_facts": GPU_FACTS,
+        "slurm_emulated_nodes": {"names": "gpu[001-004]", "port": 17001},
+        "slurm_node_gpus": {"type": "h200", "count": 8},
+    },
+}
+
+
+def test_emulated_nodes_share_one_line_with_one_port_each():
+    nodes = slurm_nodes(["node01", "emu"], EMULATING)
+    assert sorted(nodes) == ["gpu001", "gpu002", "gpu003", "gpu004", "node01"]
+    assert nodes["gpu003"]["Port"] == 17003
+    groups = slurm_node_groups({"slurm_compute": ["node01", "emu"]}, EMULATING)
+    lines = slurm_conf_lines({}, nodes, [{"name": "all", "groups": ["slurm_compute"], "default": True}], groups)
+    assert lines[2] == (
+        "NodeName=gpu[001-004] CPUs=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=8000 Gres=gpu:h200:8"
+        " NodeHostname=emu NodeAddr=emu Port=[17001-17004] State=UNKNOWN"
+    )
+    assert lines[3].startswith("NodeName=node01 ")
+    assert lines[-1] == "PartitionName=all Nodes=gpu[001-004],node01 Default=YES MaxTime=INFINITE State=UP"
+
+
+def test_emulated_node_names_and_gres():
+    assert slurm_node_names(["node01", "emu"], EMULATING) == ["node01", "gpu001", "gpu002", "gpu003", "gpu004"]
+    assert slurm_emulating_hosts(["node01", "emu", "ghost"], EMULATING) == ["emu"]
+    assert slurm_gres_lines(["emu"], EMULATING) == ["NodeName=gpu[001-004] Name=gpu Type=h200 File=/dev/nvidia[0-7]"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"port": 17001}, r"slurm_emulated_nodes=.* needs names"),
+        ({"names": "gpu[001-004", "port": 17001}, r"slurm_emulated_nodes.names='gpu\[001-004' is not a hostlist"),
+        ({"names": "gpu[1-4]"}, r"slurm_emulated_nodes.port=None must be a port from 1024 to 65531"),
+        ({"names": "gpu[1-4]", "port": 65534}, r"port=65534 must be a port"),
+        ({"names": "gpu1,gpu1", "port": 17001}, "names a node twice"),
+    ],
+    ids=["no-names", "bad-hostlist", "no-port", "ports-run-out", "duplicate"],
+)
+def test_emulated_nodes_bad_input_names_the_variable(spec, message):
+    hostvars = {"emu": dict(EMULATING["emu"], slurm_emulated_nodes=spec)}
+    with pytest.raises(AnsibleFilterError, match=message):
+        slurm_nodes(["emu"], hostvars)

@@ -433,6 +433,11 @@ def test_rail_optimized_all_rails():
     assert "dgx01 under su1-rail1, su1-rail2" in text
 
 
+def test_empty_hca_names_filters_nothing():
+    # The role's default (slurm_topology_hca_names: []) must not exclude every HCA.
+    assert tree_of("rail_optimized.txt", hca_names=[]) == tree_of("rail_optimized.txt")
+
+
 @pytest.mark.parametrize(("hca", "leaf", "dropped"), [("mlx5_0", "su1-rail1", "su1-rail2"), ("mlx5_1", "su1-rail2", "su1-rail1")], ids=["rail0", "rail1"])
 def test_rail_optimized_one_rail(hca, leaf, dropped):
     tree = tree_of("rail_optimized.txt", hca_names=[hca])
