@@ -15,7 +15,7 @@ help:
 	@echo "make lab-destroy    remove the lab containers and network"
 	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage + large, figures"
 	@echo "make scenario S=x   one molecule scenario end to end"
-	@echo "make bench          converge and topology benchmarks (bench/README.md)"
+	@echo "make bench          converge, topology and scheduling benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
 	@echo "make badinput       run the bad-input catalogue (tests/badinput) through site.yml on the lab: all rejected, no host changed"
@@ -75,6 +75,7 @@ bench: $(VENV)/.stamp collection image
 	bash bench/converge.sh
 	bash bench/add_node.sh
 	python bench/topology.py
+	bash bench/scheduling.sh 128
 
 # Real fabric captures -> topology.conf -> a real slurmctld (skipped without ../shared/fabrics).
 topology-it: $(VENV)/.stamp collection image

@@ -49,10 +49,14 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
             host.get("slurm_node_features"),
             host.get("slurm_node_gpus"),
         )
-        if host.get("slurm_emulated_nodes"):
-            nodes.update(slurm_conf.emulated_nodes(name, node, host["slurm_emulated_nodes"]))
-        else:
-            nodes[slurm_conf.short_name(name)] = node
+        own = slurm_conf.emulated_nodes(name, node, host["slurm_emulated_nodes"]) if host.get("slurm_emulated_nodes") else {slurm_conf.short_name(name): node}
+        twice = sorted(set(own) & set(nodes))
+        if twice:
+            raise AnsibleFilterError(
+                "host %s: Slurm node %s is already another host's node (slurm_emulated_nodes or the host's own name); "
+                "give every node one name" % (name, twice[0])
+            )
+        nodes.update(own)
     return nodes
 
 

@@ -367,3 +367,9 @@ def test_emulated_nodes_bad_input_names_the_variable(spec, message):
     hostvars = {"emu": dict(EMULATING["emu"], slurm_emulated_nodes=spec)}
     with pytest.raises(AnsibleFilterError, match=message):
         slurm_nodes(["emu"], hostvars)
+
+
+def test_emulated_node_names_must_not_clash():
+    hostvars = dict(EMULATING, gpu002={"ansible_facts": FACTS})
+    with pytest.raises(AnsibleFilterError, match="host gpu002: Slurm node gpu002 is already another host's node"):
+        slurm_nodes(["emu", "gpu002"], hostvars)

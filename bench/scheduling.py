@@ -1,0 +1,260 @@
+#!/usr/bin/env python
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Scheduling on the emulated large tier: the collection's configuration against a flat baseline.
+
+Runs on the cluster of the molecule `large` scenario (bench/scheduling.sh
+brings it up): one job trace replayed twice, side by side in one run,
+
+* ``collection``: slurm.conf as site.yml wrote it (topology/tree from the
+  fat tree, inventories/large's SchedulerParameters);
+* ``flat``: the same file without TopologyPlugin and SchedulerParameters
+  (no topology, Slurm's default scheduler settings).
+
+Both get ``PreemptExemptTime=0`` so that the short fine-tunes may preempt
+training jobs within the trace (the large inventory protects a job for 4 h).
+The trace (seeded, so both runs get the same one): training jobs of 1-64
+nodes in llm-pretrain and short 1-4-node fine-tunes in llm-finetune, whose
+PriorityTier preempts (REQUEUE) training work; jobs are ``sleep``s, so the
+figures are about placement and scheduling, not compute.
+
+For each run: topology locality (leaf switches used ÷ the fewest that could
+hold the job, ``ceil(nodes / leaf size)``, per multi-node job), GPU
+utilisation over the makespan (allocated GPU-seconds of every run of every
+job, preempted runs included, ÷ GPUs × makespan), scheduler cycle times and
+jobs started per second (``sdiag``), submit-to-start latency p50/p99
+(``sacct``). Prints a table and writes JSON. Bounded: a run stops waiting
+after ``--timeout`` seconds, cancels what is left and says so.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from datetime import datetime
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import locality  # noqa: E402  pylint: disable=wrong-import-position
+
+CONF = "/etc/slurm/slurm.conf"
+SAVED = "/etc/slurm/slurm.conf.bench-saved"
+GPUS_PER_NODE = 8
+# Training job sizes (nodes) and their weights: mostly small, some large.
+TRAINING_SIZES = ((1, 6), (2, 5), (4, 5), (8, 4), (16, 3), (32, 2), (64, 1))
+
+
+def sh(host, command, check=True):
+    """Run ``command`` with bash on a container; its stdout."""
+    proc = subprocess.run(["docker", "exec", host, "bash", "-c", command], capture_output=True, text=True, check=False)
+    if check and proc.returncode:
+        raise RuntimeError("%s: %s: rc %d: %s" % (host, command, proc.returncode, proc.stderr.strip()))
+    return proc.stdout
+
+
+def trace(seed, jobs, window, max_nodes):
+    """``[{at, partition, account, nodes, seconds}]``, sorted by submission offset (seconds)."""
+    rng = random.Random(seed)
+    sizes = [size for size, weight in TRAINING_SIZES if size <= max_nodes for size in [size] * weight]
+    result = []
+    while len(result) < jobs:
+        at = round(rng.uniform(0, window), 1)
+        if rng.random() < 0.25:
+            result.append({"at": at, "partition": "llm-finetune", "account": "llm-finetune", "nodes": rng.choice((1, 2, 4)), "seconds": rng.randint(10, 30)})
+        else:
+            result.append({"at": at, "partition": "llm-pretrain", "account": "llm-pretrain", "nodes": rng.choice(sizes), "seconds": rng.randint(30, 120)})
+    return sorted(result, key=lambda job: job["at"])
+
+
+def flat(text):
+    """slurm.conf without topology and scheduler tuning."""
+    dropped = ("topologyplugin=", "schedulerparameters=")
+    return "".join(line for line in text.splitlines(True) if not line.strip().lower().startswith(dropped))
+
+
+def exempt_none(text):
+    """slurm.conf with PreemptExemptTime=0 (replacing any value)."""
+    lines = [line for line in text.splitlines(True) if not line.lower().startswith("preemptexempttime=")]
+    return "".join(lines).rstrip("\n") + "\nPreemptExemptTime=00:00:00\n"
+
+
+def apply(controllers, variant):
+    """Write the variant's slurm.conf on every controller and restart slurmctld, primary first."""
+    for host in controllers:
+        sh(host, "test -e %s || cp -p %s %s" % (SAVED, CONF, SAVED))
+        original = sh(host, "cat %s" % SAVED)
+        text = exempt_none(flat(original) if variant == "flat" else original)
+        subprocess.run(["docker", "exec", "-i", host, "bash", "-c", "cat > %s" % CONF], input=text, text=True, check=True)
+    for host in controllers:
+        sh(host, "systemctl restart slurmctld")
+    wait_for(lambda: sh(controllers[0], "scontrol ping", check=False).count("is UP") >= 1, 60, "slurmctld to answer")
+    sh(controllers[0], "scontrol reconfigure")
+    nodes = int(sh(controllers[0], "sinfo -h -o %D").split()[0])
+    wait_for(lambda: sh(controllers[0], "sinfo -h -o '%D|%t'").strip() == "%d|idle" % nodes, 120, "every node idle")
+
+
+def restore(controllers):
+    for host in controllers:
+        sh(host, f"test -e {SAVED} && cp -p {SAVED} {CONF} && rm -f {SAVED}; systemctl restart slurmctld", check=False)
+
+
+def wait_for(predicate, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(2)
+    raise RuntimeError("gave up waiting for %s after %d s" % (what, seconds))
+
+
+def replay(controller, jobs, timeout):
+    """Submit the trace in real time; wait for every job (at most ``timeout`` s); the job ids."""
+    ids = []
+    start = time.monotonic()
+    for job in jobs:
+        delay = job["at"] - (time.monotonic() - start)
+        if delay > 0:
+            time.sleep(delay)
+        command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']} -t 10 --requeue --wrap 'sleep {job['seconds']}'"
+        ids.append(sh(controller, command).strip().split(";")[0])
+    deadline = start + timeout
+    while time.monotonic() < deadline:
+        if not sh(controller, "squeue -h -o %i").strip():
+            return ids, False
+        time.sleep(3)
+    sh(controller, "scancel %s" % " ".join(ids), check=False)
+    return ids, True
+
+
+def stamp(text):
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S").timestamp()
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
+
+
+def sdiag(text):
+    """Counters of ``sdiag``: jobs started, and the main and backfill mean/max cycle (µs)."""
+    result = {}
+    section = "main"
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("Backfilling stats"):
+            section = "backfill"
+        elif stripped.startswith(("Latency for", "Remote Procedure Call")):
+            section = "other"
+        key, sep, value = stripped.partition(":")
+        value = value.strip().split(" ")[0]
+        if not sep or not value.isdigit():
+            continue
+        if key == "Jobs started" and section == "main":
+            result["jobs_started"] = int(value)
+        elif key in ("Mean cycle", "Max cycle") and section in ("main", "backfill"):
+            result["%s_%s_us" % (section, key.split()[0].lower())] = int(value)
+        elif key.startswith("Total backfilled jobs (since last slurm start)"):
+            result["backfilled_jobs"] = int(value)
+    return result
+
+
+def measure(controller, ids, by_leaf, total_gpus):
+    """The figures of one run from sacct (every record, requeued runs included)."""
+    fields = "JobID,Partition,NNodes,Submit,Start,End,NodeList,State"
+    rows = sh(controller, "sacct -X -D -n -P -j %s -o %s" % (",".join(ids), fields)).splitlines()
+    leaf_size = max(len(nodes) for nodes in by_leaf.values())
+    busy = 0.0
+    first_submit, last_end = None, None
+    final = {}
+    preempted = 0
+    for row in rows:
+        job, partition, nodes, submit, start, end, nodelist, state = row.split("|")
+        if "PREEMPTED" in state or "REQUEUED" in state:
+            preempted += 1
+        if start in ("Unknown", "None") or end in ("Unknown", "None"):
+            continue
+        busy += int(nodes) * GPUS_PER_NODE * (stamp(end) - stamp(start))
+        first_submit = min(first_submit or stamp(submit), stamp(submit))
+        last_end = max(last_end or stamp(end), stamp(end))
+        final[job] = {"partition": partition, "nodes": int(nodes), "submit": stamp(submit), "start": stamp(start), "nodelist": nodelist, "state": state}
+    waits = [job["start"] - job["submit"] for job in final.values() if job["state"] == "COMPLETED"]
+    ratios = []
+    for job in final.values():
+        if job["nodes"] > 1 and job["state"] == "COMPLETED":
+            used = len(locality.leaves_used(locality.hostlist.expand(job["nodelist"]), by_leaf))
+            ratios.append(used / math.ceil(job["nodes"] / leaf_size))
+    makespan = (last_end - first_submit) if final else 0
+    return {
+        "jobs": len(ids),
+        "completed": sum(job["state"] == "COMPLETED" for job in final.values()),
+        "preempted_runs": preempted,
+        "makespan_s": makespan,
+        "gpu_utilisation": round(busy / (total_gpus * makespan), 3) if makespan else None,
+        "locality_mean": round(sum(ratios) / len(ratios), 3) if ratios else None,
+        "locality_worst": round(max(ratios), 3) if ratios else None,
+        "multi_node_jobs": len(ratios),
+        "wait_p50_s": percentile(waits, 0.5),
+        "wait_p99_s": percentile(waits, 0.99),
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--controllers", default="large-ctl,large-ctl2", help="controller containers, primary first")
+    parser.add_argument("--jobs", type=int, default=80)
+    parser.add_argument("--window", type=float, default=180, help="seconds over which the jobs are submitted")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=int, default=900, help="seconds to wait for one run's jobs")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
+    args = parser.parse_args(argv)
+    controllers = args.controllers.split(",")
+    primary = controllers[0]
+    by_leaf = locality.leaves(sh(primary, "scontrol show topology"))
+    if not by_leaf:
+        parser.error("%s has no topology: run it on the large scenario (bench/scheduling.sh)" % primary)
+    nodes = int(sh(primary, "sinfo -h -o %D").split()[0])
+    jobs = trace(args.seed, args.jobs, args.window, nodes // 2)
+    report = {"nodes": nodes, "gpus": nodes * GPUS_PER_NODE, "leaves": len(by_leaf), "trace": {"seed": args.seed, "jobs": len(jobs)}, "runs": {}}
+    try:
+        for variant in ("collection", "flat"):
+            apply(controllers, variant)
+            sh(primary, "sdiag -r")
+            ids, timed_out = replay(primary, jobs, args.timeout)
+            figures = measure(primary, ids, by_leaf, nodes * GPUS_PER_NODE)
+            figures.update(sdiag(sh(primary, "sdiag")), timed_out=timed_out)
+            figures["jobs_started_per_s"] = round(figures.get("jobs_started", 0) / figures["makespan_s"], 3) if figures["makespan_s"] else None
+            report["runs"][variant] = figures
+    finally:
+        restore(controllers)
+    columns = (
+        "completed",
+        "preempted_runs",
+        "makespan_s",
+        "gpu_utilisation",
+        "locality_mean",
+        "locality_worst",
+        "wait_p50_s",
+        "wait_p99_s",
+        "main_mean_us",
+        "backfill_mean_us",
+        "jobs_started_per_s",
+        "timed_out",
+    )
+    print("%d nodes, %d GPUs, %d leaves; %d jobs (seed %d)" % (nodes, nodes * GPUS_PER_NODE, len(by_leaf), len(jobs), args.seed))
+    print("%-20s %12s %12s" % ("figure", "collection", "flat"))
+    for column in columns:
+        print("%-20s %12s %12s" % (column, report["runs"]["collection"].get(column), report["runs"]["flat"].get(column)))
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as handle:
+        json.dump(report, handle, indent=2)
+    print("written: %s" % args.out)
+    return 1 if any(run["timed_out"] for run in report["runs"].values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
