@@ -49,3 +49,44 @@ def test_percentile():
     assert scheduling.percentile([], 0.5) is None
     assert scheduling.percentile([5, 1, 3], 0.5) == 3
     assert scheduling.percentile(list(range(1, 101)), 0.99) == 99
+
+
+# Parts of a real `sdiag` from slurmctld 24.11.5 (the large scenario, during a run).
+SDIAG = """\
+Jobs submitted: 11
+Jobs started:   8
+Jobs completed: 2
+
+Main schedule statistics (microseconds):
+\tLast cycle:   2557
+\tMax cycle:    6574
+\tTotal cycles: 2
+\tMean cycle:   4565
+\tMean depth cycle:  4
+
+Main scheduler exit:
+\tEnd of job queue: 2
+
+Backfilling stats
+\tTotal backfilled jobs (since last slurm start): 3
+\tTotal cycles: 4
+\tLast cycle: 900
+\tMax cycle:  1500
+\tMean cycle: 1100
+
+Latency for 1000 calls to gettimeofday(): 24 microseconds
+
+Remote Procedure Call statistics by message type
+\tREQUEST_PING ( 1008) count:10 ave_time:90 total_time:900
+"""
+
+
+def test_sdiag_main_and_backfill_cycles():
+    assert scheduling.sdiag(SDIAG) == {
+        "jobs_started": 8,
+        "main_max_us": 6574,
+        "main_mean_us": 4565,
+        "backfilled_jobs": 3,
+        "backfill_max_us": 1500,
+        "backfill_mean_us": 1100,
+    }
