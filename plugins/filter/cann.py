@@ -221,7 +221,7 @@ def cann_same_version(installed, wanted):
     if not installed or not wanted:
         return False
     installed, wanted = str(installed).lower(), str(wanted).lower()
-    return installed == wanted or installed.startswith(wanted + ".")
+    return installed == wanted or re.match(re.escape(wanted) + r"\.b\d+$", installed) is not None
 
 
 def cann_compat_request(packages, installed):
