@@ -42,7 +42,7 @@ def run(variables, root, component, options=None):
     entry = next(item for item in variables["cann_driver_packages"] if item["component"] == component)
     path = os.path.join(variables["cann_driver_artifact_dir"], entry["file"])
     env = dict(os.environ, CANN_FAKE_ROOT=str(root))
-    return subprocess.run([path] + (FIRST[component] if options is None else options), capture_output=True, text=True, env=env)
+    return subprocess.run([path] + (FIRST[component] if options is None else options), capture_output=True, text=True, env=env, check=False)
 
 
 def log(root):
