@@ -13,7 +13,7 @@ help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage + large, figures"
+	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage + large + gpu, figures"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge, topology and scheduling benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
@@ -54,6 +54,7 @@ test: lint unit sanity build promtool topology-it badinput secrets
 	$(MAKE) scenario S=monitoring
 	$(MAKE) scenario S=storage
 	$(MAKE) scenario S=large
+	$(MAKE) scenario S=gpu
 	python tests/figures.py
 
 lint: $(VENV)/.stamp collection

@@ -8,7 +8,9 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.aicluster.slurm.plugins.filter import accelerators as accel
 from ansible_collections.aicluster.slurm.plugins.module_utils import gres, hostlist, preflight, slurm_conf
+from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 
 
 def _model(func):
@@ -34,9 +36,14 @@ def hostlist_expand(expression):
 
 
 @_model
-def slurm_nodes(names, hostvars, memory_reserve_mb=0):
-    """NodeName attributes of each host in ``names``, from that host's own facts."""
+def slurm_nodes(names, hostvars, memory_reserve_mb=0, discovered=None):
+    """NodeName attributes of each host in ``names``, from that host's own facts.
+
+    ``discovered``: {host: accelerator_info result} of the hosts that discover
+    their GRES (``slurm_gres_discover``); their ``Gres=`` comes from it.
+    """
     nodes = {}
+    discovered = discovered or {}
     for name in names:
         if name not in hostvars:
             raise AnsibleFilterError("slurm_nodes: host %s is not in the inventory" % name)
@@ -49,6 +56,12 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
             host.get("slurm_node_features"),
             host.get("slurm_node_gpus"),
         )
+        if name in discovered:
+            node.pop("Gres", None)
+            found = accel.accelerator_node_gres(discovered[name], host.get("slurm_gres_discover_types"))
+            if found:
+                node["Gres"] = found
+            _check_gres_sockets(name, node, discovered[name])
         own = slurm_conf.emulated_nodes(name, node, host["slurm_emulated_nodes"]) if host.get("slurm_emulated_nodes") else {slurm_conf.short_name(name): node}
         twice = sorted(set(own) & set(nodes))
         if twice:
@@ -58,6 +71,33 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0):
             )
         nodes.update(own)
     return nodes
+
+
+def _check_gres_sockets(name, node, info):
+    """Slurm takes a device's Cores= only as whole sockets of the NodeName line;
+    slurmctld marks a node whose device is local to part of a socket INVALID
+    ("doesn't match socket boundaries"), as on hosts with several NUMA nodes
+    per socket (Kunpeng, EPYC NPS2/4)."""
+    per_socket = int(node.get("CoresPerSocket") or 1)
+    for key in ("gpus", "npus"):
+        for device in info.get(key) or []:
+            if not device.get("cores"):
+                continue
+            cores = set(parse_cpulist(device["cores"]))
+            sockets = {core // per_socket for core in cores}
+            whole = set()
+            for socket in sockets:
+                whole.update(range(socket * per_socket, (socket + 1) * per_socket))
+            if cores != whole:
+                first = min(sockets)
+                raise AnsibleFilterError(
+                    "host %s: %s is local to cores %s, part of socket %d (cores %d-%d) as the node is declared "
+                    "(Sockets=%s CoresPerSocket=%d), and slurmctld refuses such a node (INVALID_REG: GRES core specification "
+                    "doesn't match socket boundaries). Declare its NUMA nodes as sockets: slurm_node_config "
+                    "{Sockets: <NUMA nodes>, CoresPerSocket: <cores per NUMA node>} and slurm_config "
+                    "{SlurmdParameters: numa_node_as_socket}"
+                    % (name, device["device_file"], device["cores"], first, first * per_socket, (first + 1) * per_socket - 1, node.get("Sockets"), per_socket)
+                )
 
 
 def _node_names(name, hostvars):
@@ -116,14 +156,62 @@ def slurm_conf_lines(config, nodes, partitions, groups, exclusive_gpu_types=(), 
 
 
 @_model
-def slurm_gres_lines(names, hostvars):
-    """gres.conf lines from each host's ``slurm_node_gpus``; empty when no host has GPUs."""
+def slurm_gres_lines(names, hostvars, discovered=None):
+    """gres.conf lines from each host's ``slurm_node_gpus``, or from its
+    accelerators where it discovers them (``discovered``: {host: accelerator_info
+    result}, with per-device Cores=); empty when no host has GPUs or NPUs."""
+    discovered = discovered or {}
     declared = {}
     for name in names:
+        if name in discovered:
+            continue
         gpus = gres.normalize_gpus(name, hostvars[name].get("slurm_node_gpus"))
         for node in _node_names(name, hostvars):
             declared[node] = gpus
-    return gres.gres_lines(declared)
+    lines = gres.gres_lines(declared)
+    by_types = {}
+    for name, info in discovered.items():
+        types = hostvars[name].get("slurm_gres_discover_types") or {}
+        by_types.setdefault(tuple(sorted(types.items())), {})[slurm_conf.short_name(name)] = info
+    for types, infos in by_types.items():
+        lines.extend(accel.accelerator_gres_lines(infos, dict(types)))
+    return lines
+
+
+def slurm_gres_discover_hosts(names, hostvars):
+    """The hosts among ``names`` whose GRES come from their accelerators
+    (``slurm_gres_discover: true``) rather than from ``slurm_node_gpus``."""
+    chosen = []
+    for name in names:
+        host = hostvars.get(name, {})
+        if not host.get("slurm_gres_discover"):
+            continue
+        if host.get("slurm_node_gpus"):
+            raise AnsibleFilterError(
+                "host %s: slurm_gres_discover=true and slurm_node_gpus=%r both describe its GPUs; "
+                "remove slurm_node_gpus to use what the host has, or set slurm_gres_discover: false" % (name, host.get("slurm_node_gpus"))
+            )
+        if host.get("slurm_emulated_nodes"):
+            raise AnsibleFilterError(
+                "host %s: slurm_gres_discover=true on a host that emulates nodes (slurm_emulated_nodes); "
+                "its emulated nodes have no devices of their own: declare slurm_node_gpus instead" % name
+            )
+        chosen.append(name)
+    return chosen
+
+
+def slurm_discovered(results):
+    """{host: accelerators} from a registered loop of accelerator_info delegated to each host."""
+    return {item["item"]: item["accelerators"] for item in (results or []) if "accelerators" in item}
+
+
+def slurm_gres_types(config_types, discovered):
+    """GresTypes: the configured ones plus any GRES name a discovered node has (npu)."""
+    names = [name for name in str(config_types or "").split(",") if name]
+    for name in accel.accelerator_gres_types(discovered):
+        if name not in names:
+            names.append(name)
+    return ",".join(names)
 
 
 def slurm_gpu_files(gpus):
@@ -242,7 +330,10 @@ class FilterModule(object):
             "slurm_conf_lines": slurm_conf_lines,
             "slurm_emulating_hosts": slurm_emulating_hosts,
             "slurm_gpu_files": slurm_gpu_files,
+            "slurm_discovered": slurm_discovered,
+            "slurm_gres_discover_hosts": slurm_gres_discover_hosts,
             "slurm_gres_lines": slurm_gres_lines,
+            "slurm_gres_types": slurm_gres_types,
             "slurm_groups_without": slurm_groups_without,
             "slurm_hosts_without_facts": slurm_hosts_without_facts,
             "slurm_merge_config": slurm_merge_config,

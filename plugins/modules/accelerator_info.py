@@ -31,6 +31,11 @@ options:
         recorded tree, whose commands would describe another host.
     type: bool
     default: true
+  recorded_commands:
+    description:
+      - With O(run_commands=false), a JSON file on the managed host that maps C(gcc), C(mokutil), C(nvidia-smi) and
+        C(npu-smi) to the output they gave on the recorded host (absent or null - not installed there).
+    type: path
 attributes:
   check_mode:
     support: full
@@ -120,6 +125,8 @@ accelerators:
       elements: str
 """
 
+import json
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import gather
@@ -145,12 +152,30 @@ def run_commands(module):
     return output
 
 
+def read_recorded(module, path):
+    """The recorded commands' output (``{name: text or None}``) from a JSON file; none without a file."""
+    if not path:
+        return {}
+    try:
+        with open(path) as handle:
+            recorded = json.load(handle)
+    except (OSError, ValueError) as exc:
+        module.fail_json(msg='recorded_commands=%s: cannot read it as JSON (%s); write it as {"npu-smi": "..."}' % (path, exc))
+    if not isinstance(recorded, dict):
+        module.fail_json(msg="recorded_commands=%s: must be a JSON object of command name to output" % path)
+    return {name: recorded.get(name) for name in COMMANDS}
+
+
 def main():
     module = AnsibleModule(
-        argument_spec={"root": {"type": "path", "default": "/"}, "run_commands": {"type": "bool", "default": True}},
+        argument_spec={
+            "root": {"type": "path", "default": "/"},
+            "run_commands": {"type": "bool", "default": True},
+            "recorded_commands": {"type": "path"},
+        },
         supports_check_mode=True,
     )
-    commands = run_commands(module) if module.params["run_commands"] else {}
+    commands = run_commands(module) if module.params["run_commands"] else read_recorded(module, module.params["recorded_commands"])
     facts = gather(module.params["root"], commands)
     for warning in facts["warnings"]:
         module.warn(warning)

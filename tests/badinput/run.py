@@ -31,7 +31,13 @@ ROOT = Path(__file__).resolve().parents[2]
 LAB_NETWORK = "aicluster-lab"
 OLD_OS_CONTAINER = "lab-bookworm"
 OLD_OS_IMAGE = os.environ.get("BADINPUT_OLD_OS_IMAGE", "aicluster-slurm/bookworm-minimal:1")
-PLAYS = {"inventory": "Preflight - inventory", "hosts": "Preflight - hosts", "monitoring": "Monitoring preflight", "storage": "Storage preflight"}
+PLAYS = {
+    "inventory": "Preflight - inventory",
+    "hosts": "Preflight - hosts",
+    "compute": "Preflight - compute node roles",
+    "monitoring": "Monitoring preflight",
+    "storage": "Storage preflight",
+}
 # What a run could change on a host: packages and the configuration the roles write.
 SNAPSHOT = (
     "dpkg-query -W -f '${Package} ${Version} ${Status}\\n'; "

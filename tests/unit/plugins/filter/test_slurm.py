@@ -10,9 +10,12 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     preflight_line,
     preflight_prefixed,
     slurm_conf_lines,
+    slurm_discovered,
     slurm_emulating_hosts,
     slurm_gpu_files,
+    slurm_gres_discover_hosts,
     slurm_gres_lines,
+    slurm_gres_types,
     slurm_groups_without,
     slurm_hosts_without_facts,
     slurm_merge_config,
@@ -51,7 +54,10 @@ def test_filter_module_exposes_every_filter():
         "slurm_conf_lines": slurm_conf_lines,
         "slurm_emulating_hosts": slurm_emulating_hosts,
         "slurm_gpu_files": slurm_gpu_files,
+        "slurm_discovered": slurm_discovered,
+        "slurm_gres_discover_hosts": slurm_gres_discover_hosts,
         "slurm_gres_lines": slurm_gres_lines,
+        "slurm_gres_types": slurm_gres_types,
         "slurm_groups_without": slurm_groups_without,
         "slurm_hosts_without_facts": slurm_hosts_without_facts,
         "slurm_merge_config": slurm_merge_config,
@@ -373,3 +379,108 @@ def test_emulated_node_names_must_not_clash():
     hostvars = dict(EMULATING, gpu002={"ansible_facts": FACTS})
     with pytest.raises(AnsibleFilterError, match="host gpu002: Slurm node gpu002 is already another host's node"):
         slurm_nodes(["emu", "gpu002"], hostvars)
+
+
+# --- GRES discovered from the hosts' accelerators (slurm_gres_discover) ------
+
+
+def _two_gpus(numa1_cores="8-15"):
+    return {
+        "gpus": [
+            {"device_id": "0x2335", "gres_type": "h200", "device_file": "/dev/nvidia0", "cores": "0-7"},
+            {"device_id": "0x2335", "gres_type": "h200", "device_file": "/dev/nvidia1", "cores": numa1_cores},
+        ],
+        "npus": [],
+    }
+
+
+NPUS = {"gpus": [], "npus": [{"device_id": "0xd802", "gres_type": "910b", "device_file": "/dev/davinci0", "cores": "0-23"}]}
+DISCOVER_HOSTVARS = {
+    "d1.cluster.example": {"ansible_facts": GPU_FACTS, "slurm_gres_discover": True},
+    "d2": {"ansible_facts": GPU_FACTS, "slurm_gres_discover": True},
+    "n1": {"ansible_facts": GPU_FACTS, "slurm_gres_discover": True},
+    "g1": GPU_HOSTVARS["g1"],
+    "c1": {"ansible_facts": FACTS},
+}
+
+
+def test_slurm_gres_discover_hosts():
+    assert slurm_gres_discover_hosts(["d1.cluster.example", "g1", "c1", "n1"], DISCOVER_HOSTVARS) == ["d1.cluster.example", "n1"]
+
+
+def test_slurm_gres_discover_and_declared_gpus_conflict():
+    hostvars = {"h": {"slurm_gres_discover": True, "slurm_node_gpus": {"type": "h200", "count": 8}}}
+    with pytest.raises(AnsibleFilterError, match="host h: slurm_gres_discover=true and slurm_node_gpus="):
+        slurm_gres_discover_hosts(["h"], hostvars)
+
+
+def test_slurm_gres_discover_not_on_emulating_hosts():
+    hostvars = {"h": {"slurm_gres_discover": True, "slurm_emulated_nodes": {"names": "n[1-2]", "port": 7000}}}
+    with pytest.raises(AnsibleFilterError, match="host h: slurm_gres_discover=true on a host that emulates nodes"):
+        slurm_gres_discover_hosts(["h"], hostvars)
+
+
+def test_slurm_discovered_from_registered_loop():
+    results = [{"item": "d2", "accelerators": NPUS}, {"item": "x", "skipped": True}]
+    assert slurm_discovered(results) == {"d2": NPUS}
+    assert slurm_discovered(None) == {}
+
+
+def test_slurm_nodes_gres_from_discovered_devices():
+    discovered = {"d1.cluster.example": _two_gpus(), "n1": NPUS, "d2": {"gpus": [], "npus": []}}
+    nodes = slurm_nodes(["d1.cluster.example", "d2", "n1", "g1"], DISCOVER_HOSTVARS, 0, discovered)
+    assert nodes["d1"]["Gres"] == "gpu:h200:2"
+    assert nodes["n1"]["Gres"] == "npu:910b:1"
+    assert "Gres" not in nodes["d2"]
+    assert nodes["g1"]["Gres"] == "gpu:h200:4"
+
+
+def test_slurm_gres_lines_mix_declared_and_discovered():
+    discovered = {"d1.cluster.example": _two_gpus(), "d2": _two_gpus(), "n1": NPUS}
+    assert slurm_gres_lines(["g1", "d1.cluster.example", "d2", "n1", "c1"], DISCOVER_HOSTVARS, discovered) == [
+        "NodeName=g1 Name=gpu Type=h200 File=/dev/nvidia[0-3]",
+        "NodeName=d[1-2] Name=gpu Type=h200 File=/dev/nvidia0 Cores=0-7",
+        "NodeName=d[1-2] Name=gpu Type=h200 File=/dev/nvidia1 Cores=8-15",
+        "NodeName=n1 Name=npu Type=910b File=/dev/davinci0 Cores=0-23",
+    ]
+
+
+def test_slurm_gres_lines_different_cores_split_hostlists():
+    discovered = {"d1.cluster.example": _two_gpus(), "d2": _two_gpus("16-23")}
+    lines = slurm_gres_lines(["d1.cluster.example", "d2"], DISCOVER_HOSTVARS, discovered)
+    assert "NodeName=d1 Name=gpu Type=h200 File=/dev/nvidia1 Cores=8-15" in lines
+    assert "NodeName=d2 Name=gpu Type=h200 File=/dev/nvidia1 Cores=16-23" in lines
+
+
+def test_slurm_gres_lines_host_types_name_unknown_devices():
+    unknown = {"gpus": [{"device_id": "0x9999", "gres_type": None, "device_file": "/dev/nvidia0", "cores": None, "model": "x", "pci_bus_id": "b"}], "npus": []}
+    hostvars = {"u": {"slurm_gres_discover": True, "slurm_gres_discover_types": {"0x9999": "B300"}}}
+    assert slurm_gres_lines(["u"], hostvars, {"u": unknown}) == ["NodeName=u Name=gpu Type=b300 File=/dev/nvidia0"]
+    with pytest.raises(AnsibleFilterError, match="has no GRES type"):
+        slurm_gres_lines(["u"], {"u": {"slurm_gres_discover": True}}, {"u": unknown})
+
+
+@pytest.mark.parametrize(
+    ("configured", "discovered", "expected"),
+    [
+        ("gpu", {}, "gpu"),
+        ("gpu", {"n1": NPUS}, "gpu,npu"),
+        ("", {"n1": NPUS}, "npu"),
+        ("gpu,npu", {"n1": NPUS}, "gpu,npu"),
+    ],
+)
+def test_slurm_gres_types(configured, discovered, expected):
+    assert slurm_gres_types(configured, discovered) == expected
+
+
+def test_slurm_nodes_discovered_cores_must_be_whole_sockets():
+    # 2 sockets x 4 cores: a GPU local to cores 0-1 is half of socket 0.
+    half = {"gpus": [{"device_id": "0x2335", "gres_type": "h200", "device_file": "/dev/nvidia0", "cores": "0-1"}], "npus": []}
+    hostvars = {"d": {"ansible_facts": dict(GPU_FACTS, processor_count=2, processor_cores=4, processor_threads_per_core=1, processor_vcpus=8)}}
+    with pytest.raises(AnsibleFilterError, match=r"host d: /dev/nvidia0 is local to cores 0-1, part of socket 0 \(cores 0-3\) .*numa_node_as_socket"):
+        slurm_nodes(["d"], hostvars, 0, {"d": half})
+    whole = {"gpus": [dict(half["gpus"][0], cores="4-7")], "npus": []}
+    assert slurm_nodes(["d"], hostvars, 0, {"d": whole})["d"]["Gres"] == "gpu:h200:1"
+    # Declared as 4 sockets of 2 cores (NUMA nodes as sockets), 0-1 is a whole socket.
+    hostvars["d"]["slurm_node_config"] = {"Sockets": 4, "CoresPerSocket": 2}
+    assert slurm_nodes(["d"], hostvars, 0, {"d": half})["d"]["Gres"] == "gpu:h200:1"

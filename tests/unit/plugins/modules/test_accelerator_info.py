@@ -1,6 +1,8 @@
 import importlib.util
+import json
 import pathlib
 
+import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.aicluster.slurm.plugins.modules import accelerator_info
@@ -61,3 +63,29 @@ def test_run_commands_off_and_failed_nvidia_smi(run_module, monkeypatch, tmp_pat
     monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, args, **k: (9, "", "NVIDIA-SMI has failed"))
     facts = run_module(accelerator_info.main, {"root": str(tmp_path)})["accelerators"]
     assert facts["nvidia_smi"] == {"present": False, "gpus": []}
+
+
+def test_recorded_commands_replay_npu_smi_order(run_module, monkeypatch, tmp_path):
+    """A recorded tree with its commands' output (recorded_commands) numbers NPUs as npu-smi did, not by PCI order."""
+    root = tmp_path / "tree"
+    _manifest, commands = replay.materialize("ascend_910b", str(root))
+    recorded = tmp_path / "commands.json"
+    recorded.write_text(json.dumps(commands))
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, *a, **k: pytest.fail("ran " + name))
+    args = {"root": str(root), "run_commands": False}
+    by_pci = run_module(accelerator_info.main, args)["accelerators"]
+    by_smi = run_module(accelerator_info.main, dict(args, recorded_commands=str(recorded)))["accelerators"]
+    assert by_smi["npu_smi"]["version"] == "24.1.rc1.b030"
+    assert [n["cores"] for n in by_smi["npus"]][:2] == ["144-167", "144-167"]
+    assert [n["cores"] for n in by_pci["npus"]][:2] == ["0-23", "0-23"]
+
+
+def test_recorded_commands_bad_file_names_the_option(run_module, tmp_path):
+    bad = tmp_path / "commands.json"
+    bad.write_text("[1, 2]")
+    result = run_module(accelerator_info.main, {"root": str(tmp_path), "run_commands": False, "recorded_commands": str(bad)})
+    assert result["failed"]
+    assert "recorded_commands=%s: must be a JSON object" % bad in result["msg"]
+    result = run_module(accelerator_info.main, {"root": str(tmp_path), "run_commands": False, "recorded_commands": str(tmp_path / "none")})
+    assert result["failed"]
+    assert "cannot read it as JSON" in result["msg"]

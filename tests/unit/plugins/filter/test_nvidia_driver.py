@@ -1,0 +1,115 @@
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.aicluster.slurm.plugins.filter.nvidia_driver import (
+    FilterModule,
+    nvidia_apt_problems,
+    nvidia_dkms_missing,
+    nvidia_driver_packages,
+)
+
+
+def test_filter_module_exposes_every_filter():
+    assert FilterModule().filters() == {
+        "nvidia_driver_packages": nvidia_driver_packages,
+        "nvidia_apt_problems": nvidia_apt_problems,
+        "nvidia_dkms_missing": nvidia_dkms_missing,
+    }
+
+
+def test_debian_tesla_535():
+    plan = nvidia_driver_packages("535.274.02", "debian", "proprietary")
+    assert plan["install"] == [
+        "nvidia-tesla-535-kernel-dkms=535.274.02-*",
+        "nvidia-tesla-535-smi=535.274.02-*",
+        "libnvidia-tesla-535-cuda1=535.274.02-*",
+        "libnvidia-tesla-535-ml1=535.274.02-*",
+        "firmware-nvidia-tesla-535-gsp=535.274.02-*",
+        "nvidia-persistenced",
+    ]
+    assert plan["hold"][0] == "nvidia-tesla-535-kernel-dkms"
+    assert "nvidia-persistenced" not in plan["hold"]
+    assert plan["fabricmanager"] is None
+
+
+@pytest.mark.parametrize(("flavour", "kernel"), [("open", "nvidia-open-kernel-dkms"), ("proprietary", "nvidia-kernel-dkms")])
+def test_debian_550_flavours(flavour, kernel):
+    plan = nvidia_driver_packages("550.163.01", "debian", flavour)
+    assert plan["install"][0] == kernel + "=550.163.01-*"
+    assert "libcuda1=550.163.01-*" in plan["install"]
+
+
+@pytest.mark.parametrize(
+    ("branch", "fm", "expected"),
+    [("570.172.08", True, "nvidia-fabricmanager-570"), ("580.95.05", True, "nvidia-fabricmanager"), ("580.95.05", False, None)],
+)
+def test_nvidia_repo_fabric_manager_renamed_at_r580(branch, fm, expected):
+    plan = nvidia_driver_packages(branch, "nvidia_repo", "open", fm)
+    assert plan["fabricmanager"] == expected
+    assert plan["install"][:2] == ["nvidia-kernel-open-dkms=%s-*" % branch, "nvidia-driver-cuda=%s-*" % branch]
+    if expected:
+        assert "%s=%s-*" % (expected, branch) in plan["install"]
+        assert expected in plan["hold"]
+
+
+def test_nvidia_repo_proprietary():
+    assert nvidia_driver_packages("570.172.08", "nvidia_repo", "proprietary")["install"][0] == "nvidia-kernel-dkms=570.172.08-*"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("", "debian", "open"), r"nvidia_driver_version='': give the full driver version"),
+        (("550", "debian", "open"), r"nvidia_driver_version='550'"),
+        (("580.95.05", "debian", "open"), r"nvidia_driver_version='580.95.05': Debian 13 packages the 535 .* nvidia_repo"),
+        (("535.274.02", "debian", "open"), r"nvidia_driver_flavour='open': Debian 13 has no open kernel module for the 535 series; use proprietary"),
+        (("550.163.01", "debian", "closed"), r"nvidia_driver_flavour='closed': use open or proprietary"),
+        (("550.163.01", "ubuntu", "open"), r"nvidia_driver_source='ubuntu': use debian or nvidia_repo"),
+    ],
+)
+def test_bad_plans_name_the_variable(args, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        nvidia_driver_packages(*args)
+
+
+def test_debian_cannot_give_a_fabric_manager():
+    with pytest.raises(AnsibleFilterError, match="nvidia_driver_source='debian': this host has NVSwitches"):
+        nvidia_driver_packages("550.163.01", "debian", "open", True)
+
+
+MADISON = """nvidia-tesla-535-kernel-dkms | 535.274.02-1~deb13u1 | http://mirror/debian trixie/non-free amd64 Packages
+nvidia-persistenced | 550.163.01-1 | http://mirror/debian trixie/contrib amd64 Packages
+linux-headers-amd64 | 6.12.117-1 | http://mirror/debian trixie/main amd64 Packages
+"""
+
+
+def test_apt_problems_none_when_everything_is_there():
+    wanted = ["linux-headers-amd64", "nvidia-tesla-535-kernel-dkms=535.274.02-*", "nvidia-persistenced"]
+    assert nvidia_apt_problems(MADISON, wanted, "535.274.02") == []
+
+
+def test_apt_problems_name_missing_packages_and_versions():
+    wanted = ["linux-headers-6.18.44-fc", "nvidia-tesla-535-kernel-dkms=535.216.03-*"]
+    assert nvidia_apt_problems(MADISON, wanted, "535.216.03") == [
+        "linux-headers-6.18.44-fc is not in this host's apt sources",
+        "nvidia-tesla-535-kernel-dkms 535.216.03 is not available (apt has 535.274.02-1~deb13u1)",
+    ]
+
+
+def test_apt_problems_version_prefix_is_exact():
+    # 535.274.0 must not match 535.274.02.
+    assert nvidia_apt_problems(MADISON, ["nvidia-tesla-535-kernel-dkms=535.274.0-*"], "535.274.0") != []
+
+
+DKMS = """nvidia-tesla-535/535.274.02, 6.12.117+deb13-amd64, x86_64: installed
+nvidia-tesla-535/535.274.02, 6.12.99+deb13-amd64, x86_64: built
+nvidia-current/550.163.01, 6.12.117+deb13-amd64, x86_64: installed (WARNING! Diff between built and installed module!)
+"""
+
+
+def test_dkms_missing():
+    assert nvidia_dkms_missing(DKMS, "535.274.02", ["6.12.117+deb13-amd64"]) == []
+    # built but not installed does not count
+    assert nvidia_dkms_missing(DKMS, "535.274.02", ["6.12.117+deb13-amd64", "6.12.99+deb13-amd64"]) == ["6.12.99+deb13-amd64"]
+    assert nvidia_dkms_missing(DKMS, "550.163.01", ["6.12.117+deb13-amd64"]) == []
+    assert nvidia_dkms_missing("", "535.274.02", ["6.12.117+deb13-amd64"]) == ["6.12.117+deb13-amd64"]
