@@ -206,12 +206,12 @@ def slurm_discovered(results):
 
 
 def slurm_gres_types(config_types, discovered):
-    """GresTypes: the configured ones plus any GRES name a discovered node has (npu)."""
+    """GresTypes: the configured ones plus any GRES name a discovered node has (npu); None when there are none."""
     names = [name for name in str(config_types or "").split(",") if name]
     for name in accel.accelerator_gres_types(discovered):
         if name not in names:
             names.append(name)
-    return ",".join(names)
+    return ",".join(names) or None
 
 
 def slurm_gpu_files(gpus):

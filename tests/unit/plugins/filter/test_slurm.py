@@ -467,6 +467,7 @@ def test_slurm_gres_lines_host_types_name_unknown_devices():
         ("gpu", {"n1": NPUS}, "gpu,npu"),
         ("", {"n1": NPUS}, "npu"),
         ("gpu,npu", {"n1": NPUS}, "gpu,npu"),
+        ("", {}, None),
     ],
 )
 def test_slurm_gres_types(configured, discovered, expected):
