@@ -104,6 +104,15 @@ def nvidia_driver_packages(version, source="debian", flavour="open", fabricmanag
     }
 
 
+def nvidia_plan_problems(version, source="debian", flavour="open", fabricmanager=False):
+    """Why no package plan exists for these settings (the message names the variable and the fix); empty when one does."""
+    try:
+        nvidia_driver_packages(version, source, flavour, fabricmanager)
+    except AnsibleFilterError as exc:
+        return [str(exc.message)]
+    return []
+
+
 def nvidia_apt_problems(madison, packages, version):
     """Packages of ``packages`` (apt specs) that apt cannot install at ``version``.
 
@@ -144,6 +153,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "nvidia_driver_packages": nvidia_driver_packages,
+            "nvidia_plan_problems": nvidia_plan_problems,
             "nvidia_apt_problems": nvidia_apt_problems,
             "nvidia_dkms_missing": nvidia_dkms_missing,
         }

@@ -6,12 +6,14 @@ from ansible_collections.aicluster.slurm.plugins.filter.nvidia_driver import (
     nvidia_apt_problems,
     nvidia_dkms_missing,
     nvidia_driver_packages,
+    nvidia_plan_problems,
 )
 
 
 def test_filter_module_exposes_every_filter():
     assert FilterModule().filters() == {
         "nvidia_driver_packages": nvidia_driver_packages,
+        "nvidia_plan_problems": nvidia_plan_problems,
         "nvidia_apt_problems": nvidia_apt_problems,
         "nvidia_dkms_missing": nvidia_dkms_missing,
     }
@@ -113,3 +115,10 @@ def test_dkms_missing():
     assert nvidia_dkms_missing(DKMS, "535.274.02", ["6.12.117+deb13-amd64", "6.12.99+deb13-amd64"]) == ["6.12.99+deb13-amd64"]
     assert nvidia_dkms_missing(DKMS, "550.163.01", ["6.12.117+deb13-amd64"]) == []
     assert nvidia_dkms_missing("", "535.274.02", ["6.12.117+deb13-amd64"]) == ["6.12.117+deb13-amd64"]
+
+
+def test_plan_problems_are_the_messages():
+    assert nvidia_plan_problems("550.163.01", "debian", "open") == []
+    problems = nvidia_plan_problems("580.95.05", "debian", "open")
+    assert len(problems) == 1
+    assert problems[0].startswith("nvidia_driver_version='580.95.05': Debian 13 packages the 535")
