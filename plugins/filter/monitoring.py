@@ -32,9 +32,9 @@ def monitoring_alertmanager_config(receivers, route):
     return monitoring.alertmanager_config(receivers, route)
 
 
-def monitoring_input_errors(thresholds, exporters=None):
-    """Every bad threshold and exporter checksum, as messages (empty: all good)."""
-    return monitoring.threshold_errors(thresholds) + monitoring.exporter_errors(exporters or {})
+def monitoring_input_errors(thresholds):
+    """Every bad threshold, as messages (empty: all good)."""
+    return monitoring.threshold_errors(thresholds)
 
 
 class FilterModule:

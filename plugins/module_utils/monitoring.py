@@ -21,7 +21,6 @@ PROMETHEUS_MAJORS = (2, 3)
 FALLBACK_SCRAPE_PROTOCOL = "PrometheusText0.0.4"
 
 _DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class MonitoringError(ValueError):
@@ -71,25 +70,6 @@ def threshold_errors(thresholds):
             number = float(value)
         if not 0 <= number <= 100:
             errors.append("%s: %s is outside 0-100; set a value from 0 to 100, e.g. 70" % (name, value))
-    return errors
-
-
-def exporter_errors(exporters):
-    """Messages for exporter binaries given without a usable sha256.
-
-    ``exporters``: ``{variable prefix: {src, version, sha256}}``; an entry with
-    no ``src`` is not installed and needs no checksum.
-    """
-    errors = []
-    for prefix, spec in sorted(exporters.items()):
-        if not (spec or {}).get("src"):
-            continue
-        digest = str(spec.get("sha256") or "").lower()
-        if not _SHA256.match(digest):
-            errors.append(
-                "%s_sha256: %r is not a sha256 for %s %s; give the binary's 64-hex-digit checksum (sha256sum FILE)"
-                % (prefix, spec.get("sha256") or "", spec.get("src"), spec.get("version") or "")
-            )
     return errors
 
 

@@ -37,6 +37,7 @@ PLAYS = {
     "compute": "Preflight - compute node roles",
     "monitoring": "Monitoring preflight",
     "storage": "Storage preflight",
+    "exporters": "Exporters preflight",
 }
 # What a run could change on a host: packages and the configuration the roles write.
 SNAPSHOT = (

@@ -161,14 +161,6 @@ def test_bad_thresholds_name_variable_value_and_fix(value, message):
     assert error.startswith(message)
 
 
-def test_an_exporter_binary_needs_a_sha256():
-    spec = {"src": "/srv/slurm_exporter", "version": "1.2.0", "sha256": ""}
-    (error,) = monitoring.exporter_errors({"slurm_exporter": spec})
-    assert error.startswith("slurm_exporter_sha256: '' is not a sha256 for /srv/slurm_exporter 1.2.0")
-    assert monitoring.exporter_errors({"slurm_exporter": dict(spec, sha256="a" * 64)}) == []
-    assert monitoring.exporter_errors({"slurm_exporter": {"src": ""}}) == []
-
-
 def test_alertmanager_route_defaults_to_the_first_receiver():
     config = monitoring.alertmanager_config([{"name": "ops"}, {"name": "pager"}], {"group_by": ["alertname"]})
     assert config == {"route": {"group_by": ["alertname"], "receiver": "ops"}, "receivers": [{"name": "ops"}, {"name": "pager"}]}
