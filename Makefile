@@ -7,13 +7,14 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test lint unit sanity scenario bench build docker image collection clean topology-it badinput secrets promtool
+.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench build docker image collection clean topology-it badinput secrets promtool
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
 	@echo "make lab-shell      shell on the lab controller"
 	@echo "make lab-destroy    remove the lab containers and network"
-	@echo "make test           lint, unit tests, sanity, build, promtool, topology on slurmctld, bad inputs, secrets, molecule startup + midsize + day2 + monitoring + storage + large + gpu, figures"
+	@echo "make test           everything below in two lanes (tests/harness.py), then the figures and the timing table"
+	@echo "make check          the fast loop: lint, unit tests, sanity, build, promtool, topology on slurmctld"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge, topology and scheduling benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
@@ -28,7 +29,7 @@ $(VENV)/.stamp: requirements.txt requirements-dev.txt
 
 collection:
 	@mkdir -p .cache/collections/ansible_collections/aicluster
-	@ln -sfn ../../../.. .cache/collections/ansible_collections/aicluster/slurm
+	@test -L .cache/collections/ansible_collections/aicluster/slurm || ln -sfn ../../../.. .cache/collections/ansible_collections/aicluster/slurm
 
 docker:
 	bash lab/docker.sh
@@ -47,14 +48,17 @@ lab-shell:
 lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
-test: lint unit sanity build promtool topology-it badinput secrets
-	$(MAKE) scenario S=startup
-	$(MAKE) scenario S=midsize
-	$(MAKE) scenario S=day2
-	$(MAKE) scenario S=monitoring
-	$(MAKE) scenario S=storage
-	$(MAKE) scenario S=large
-	$(MAKE) scenario S=gpu
+# Every step (lint, unit, sanity, build, promtool, topology-it, badinput,
+# secrets, the molecule scenarios startup, midsize, day2, monitoring, storage,
+# large and gpu) in AICLUSTER_TEST_JOBS lanes (2), logs in build/logs/, then
+# figures and the timing table (build/figures/timings.json; tests/README.md).
+test: $(VENV)/.stamp collection image
+	python tests/harness.py
+
+check: $(VENV)/.stamp collection image
+	python tests/harness.py --only lint,unit,sanity,build,promtool,topology-it
+
+figures: $(VENV)/.stamp
 	python tests/figures.py
 
 lint: $(VENV)/.stamp collection
