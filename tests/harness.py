@@ -204,7 +204,7 @@ def main():
         "steps": {s.name: s.result for s in everything},
     }
     (FIGURES / "timings.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    failed = [s.name for s in everything if s.result.get("rc")]
+    failed = [s.name for s in everything if s.result.get("rc", 1)]
     print("steps: %d passed, %d failed" % (len(everything) - len(failed), len(failed)))
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)
