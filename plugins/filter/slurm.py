@@ -262,6 +262,7 @@ def slurm_preflight_inventory(
     slurm_version="",
     topology=None,
     hostvars=None,
+    settings=None,
 ):
     """Inventory-only preflight findings.
 
@@ -273,7 +274,7 @@ def slurm_preflight_inventory(
     if inputs.get("source") == "inventory" and hostvars is not None:
         inputs["switches"] = _preflight_switches(groups.get("slurm_compute") or [], hostvars, inputs.get("spines"))
     return preflight.inventory_findings(
-        groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting, slurm_version, inputs
+        groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting, slurm_version, inputs, settings
     )
 
 

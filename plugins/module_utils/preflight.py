@@ -15,7 +15,7 @@ import base64
 import binascii
 import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres, slurm_schema, topology
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # slurm.conf values that do not exist in Slurm, with what to use instead.
@@ -113,8 +113,15 @@ def check_munge_key(value):
     return []
 
 
+# slurm.conf line kinds the collection writes from the inventory, never from slurm_config.
+STRUCTURE_KEYS = ("nodename", "partitionname", "nodeset", "downnodes", "frontendname")
+
+
 def check_slurm_config(config, cgroups_enforced=True):
-    """Reject slurm.conf keys and values that Slurm does not have."""
+    """Reject slurm.conf keys and values that Slurm does not have (the catalogue's
+    known mistakes with their own fixes, then every key and value against the schema)."""
+    if not isinstance(config, dict):
+        return slurm_schema.check_parameters("slurm.conf", config, "slurm_config")
     findings = []
     for key, value in (config or {}).items():
         folded = key.lower()
@@ -141,6 +148,20 @@ def check_slurm_config(config, cgroups_enforced=True):
                     "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix),
                 )
             )
+    # One finding per key: the catalogue's specific fix wins over the schema's.
+    reported = {"slurm_config.%s" % f["message"].split(".", 1)[1].split("=", 1)[0].split(":", 1)[0] for f in findings}
+    for key in config or {}:
+        if isinstance(key, str) and key.lower() in STRUCTURE_KEYS:
+            findings.append(
+                _finding(
+                    "slurm_config_key",
+                    "error",
+                    "slurm_config.%s: %s lines are structure the collection writes, not a parameter; declare nodes through inventory "
+                    "groups (with slurm_node_config per host) and partitions through slurm_partitions" % (key, key),
+                )
+            )
+            reported.add("slurm_config.%s" % key)
+    findings += [f for f in slurm_schema.check_parameters("slurm.conf", config, "slurm_config") if f["variable"] not in reported]
     proctrack = "".join(str(v).lower() for k, v in (config or {}).items() if k.lower() == "proctracktype")
     if cgroups_enforced and proctrack == "proctrack/linuxproc":
         findings.append(
@@ -231,7 +252,17 @@ def check_partitions(partitions, groups):
                     % (name, partition.get("groups")),
                 )
             )
-        owned = ["%s=%s" % (k, v) for k, v in (partition.get("config") or {}).items() if k.lower() in PARTITION_OWNED_KEYS]
+        problem = slurm_schema.name_problem("partition", name) if name else None
+        if problem:
+            findings.append(
+                _finding("partitions", "error", "slurm_partitions: name=%s %s; rename the partition" % (slurm_schema._shown(name), problem))
+            )
+        config = partition.get("config") or {}
+        findings += slurm_schema.check_parameters(
+            "partition", {k: v for k, v in config.items() if str(k).lower() not in PARTITION_OWNED_KEYS} if isinstance(config, dict) else config,
+            "slurm_partitions[%s].config" % name,
+        )
+        owned = ["%s=%s" % (k, v) for k, v in (config.items() if isinstance(config, dict) else ()) if k.lower() in PARTITION_OWNED_KEYS]
         if owned:
             findings.append(
                 _finding(
@@ -538,6 +569,22 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
     return findings
 
 
+def check_settings(settings):
+    """The cluster name, cgroups_config and slurmdbd_config against Slurm's rules and schema."""
+    findings = []
+    if "cluster_name" in settings:
+        problem = slurm_schema.name_problem("cluster", settings["cluster_name"])
+        if problem:
+            findings.append(
+                slurm_schema.finding("cluster_name", "slurm_cluster_name", settings["cluster_name"], problem, "e.g. aicluster or ai-prod-1")
+            )
+    findings += slurm_schema.check_parameters("cgroup.conf", settings.get("cgroups_config"), "cgroups_config")
+    findings += slurm_schema.check_parameters(
+        "slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", owned=("storagepass",)
+    )
+    return findings
+
+
 def inventory_findings(
     groups,
     config,
@@ -550,8 +597,12 @@ def inventory_findings(
     accounting=None,
     slurm_version="",
     topology_inputs=None,
+    settings=None,
 ):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
+
+    ``settings``: the other values that land in Slurm's files,
+    ``{cluster_name, cgroups_config, slurmdbd_config}``.
 
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.
     ``topology_inputs``: ``{source, spines, switches, blocks, block_sizes, strict}``
@@ -570,6 +621,7 @@ def inventory_findings(
         + check_node_names(groups)
         + check_state_save(groups, config)
         + check_slurm_version(slurm_version)
+        + check_settings(settings or {})
         + hostlists
     )
     if not hostlists:
@@ -636,6 +688,10 @@ def check_node_config(name, facts, node_config):
                     "%s: slurm_node_config.%s=%s: the NodeName is the host's short inventory name; remove it" % (name, key, value),
                 )
             )
+            continue
+        schema = slurm_schema.check_parameters("node", {key: value}, "%s: slurm_node_config" % name)
+        if schema:
+            findings += [dict(f, id="node_config") for f in schema]
             continue
         fact, what, unit = {"realmemory": ("memtotal_mb", "memory", " MB"), "cpus": ("processor_vcpus", "CPUs", "")}.get(folded, (None, None, None))
         if fact is None:

@@ -163,13 +163,27 @@ def test_check_slurm_config_unknown_keys(key, fix):
         {},
         {"SelectType": "select/cons_tres", "TopologyPlugin": "topology/tree", "ProctrackType": "proctrack/cgroup"},
         {"SelectType": "select/linear", "TopologyPlugin": "topology/block", "ProctrackType": "proctrack/pgid"},
-        {"SelectType": None, "TopologyPlugin": ["topology/cluster"], "SchedulerParameters": {"a": 1}, "ProctrackType": True},
-        {"ClusterName": "select/cgroup", "SlurmctldPort": 6817},
+        {"SelectType": None, "ClusterName": "ai-prod_1", "SlurmctldPort": 6817},
     ],
-    ids=["none", "empty", "valid-choices", "other-valid-choices", "non-scalar-values-skipped", "other-keys-unchecked"],
+    ids=["none", "empty", "valid-choices", "other-valid-choices", "null-removes-a-default"],
 )
 def test_check_slurm_config_clean(config):
     assert check_slurm_config(config) == []
+
+
+@pytest.mark.parametrize(
+    "config, says",
+    [
+        ({"TopologyPlugin": ["topology/cluster"]}, "slurm_config.TopologyPlugin=topology/cluster is not installed"),
+        ({"SchedulerParameters": {"a": 1}}, "slurm_config.SchedulerParameters={'a': 1} is a mapping"),
+        ({"ClusterName": "select/cgroup"}, "slurm_config.ClusterName=select/cgroup is not a cluster name"),
+        ({"NodeName": "n1 CPUs=2"}, "slurm_config.NodeName: NodeName lines are structure the collection writes"),
+        ({"SlurmctldTimeout": "120\nSlurmUser=root"}, "slurm_config.SlurmctldTimeout=120\\nSlurmUser=root contains a line break"),
+    ],
+    ids=["list-of-unknown-plugin", "mapping", "cluster-name-rule", "structure-key", "injection"],
+)
+def test_check_slurm_config_schema(config, says):
+    assert says in only(check_slurm_config(config))["message"]
 
 
 def test_check_slurm_config_linuxproc_warns_when_cgroups_enforced():
