@@ -236,6 +236,8 @@ def infer(part, name, header, description, options):
     if override:
         if override in ("enum", "options") and choices is None:
             choices = sorted(set(options), key=str.lower)
+        if override in ("plugin", "plugins") and choices is None:
+            choices = sorted(set(plugins))
         return override, choices
     if re.search(r"<yes\|no>|YES\|NO", header) or re.search(r"\bset to \"?(YES|yes)\"?\b.*\b(NO|no)\b", text[:300]):
         return "yesno", None

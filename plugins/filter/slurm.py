@@ -9,7 +9,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aicluster.slurm.plugins.filter import accelerators as accel
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres, hostlist, preflight, slurm_conf
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres, hostlist, preflight, slurm_conf, slurm_schema
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 
 
@@ -285,10 +285,10 @@ def _preflight_switches(names, hostvars, spines):
     return slurm_topology_switches(names, hostvars, spines)
 
 
-def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=(), node_config=None):
+def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=(), node_config=None, features=None, discover=False):
     """Per-host preflight findings from gathered facts and the ``stat`` results of the GPU device files."""
     present = [r["item"] for r in gpu_stats or () if (r.get("stat") or {}).get("ischr")]
-    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config)
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config, features, discover)
 
 
 def slurm_topology_switches(names, hostvars, spines=None):
@@ -321,6 +321,24 @@ def preflight_prefixed(finding, variable):
     return dict(finding, message="%s: %s" % (variable, finding["message"]))
 
 
+def slurm_changed_keys(old_text, new_lines):
+    """slurm.conf parameters whose value differs between the file in place and the new lines."""
+    return slurm_conf.changed_keys(old_text, "\n".join(new_lines) if isinstance(new_lines, (list, tuple)) else new_lines)
+
+
+def slurm_schema_findings(params, part, variable, series=None):
+    """Findings for a parameter dict against the schema of ``part`` (slurm_schema.check_parameters)."""
+    return slurm_schema.check_parameters(part, params, variable, series)
+
+
+def slurm_text_findings(lines, page, plugin_files=None, series=None):
+    """Findings for a file's lines as they will be written; ``plugin_files``: paths of the
+    host's Slurm plugin files (their stems are the installed plugins), None: the packaged list."""
+    plugins = None if plugin_files is None else [path.rsplit("/", 1)[-1][: -len(".so")] for path in plugin_files if path.endswith(".so")]
+    text = "\n".join(lines) if isinstance(lines, (list, tuple)) else lines
+    return slurm_schema.check_text(page, text, series, plugins)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -328,6 +346,7 @@ class FilterModule(object):
             "hostlist_expand": hostlist_expand,
             "preflight_line": preflight_line,
             "preflight_prefixed": preflight_prefixed,
+            "slurm_changed_keys": slurm_changed_keys,
             "slurm_conf_lines": slurm_conf_lines,
             "slurm_emulating_hosts": slurm_emulating_hosts,
             "slurm_gpu_files": slurm_gpu_files,
@@ -346,5 +365,7 @@ class FilterModule(object):
             "slurm_preflight_inventory": slurm_preflight_inventory,
             "slurm_qos_names": slurm_qos_names,
             "slurm_restart_keys": slurm_restart_keys,
+            "slurm_schema_findings": slurm_schema_findings,
+            "slurm_text_findings": slurm_text_findings,
             "slurm_topology_switches": slurm_topology_switches,
         }

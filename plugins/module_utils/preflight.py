@@ -714,10 +714,49 @@ def check_node_config(name, facts, node_config):
     return findings
 
 
-def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=(), node_config=None):
+def check_features(name, features):
+    """slurm_node_features: Slurm feature names (a dict becomes key=value features)."""
+    if not features:
+        return []
+    if isinstance(features, dict):
+        items = ["%s=%s" % pair for pair in features.items()]
+    elif isinstance(features, (list, tuple)):
+        items = [str(item) for item in features]
+    else:
+        items = str(features).split(",")
+    findings = []
+    for item in items:
+        problem = slurm_schema.name_problem("feature", item)
+        if problem:
+            findings.append(slurm_schema.finding("node_features", "%s: slurm_node_features" % name, item, problem, "rename the feature"))
+    return findings
+
+
+def check_gres_source(name, gpus, discover):
+    """A node's GRES come from slurm_node_gpus or from discovery, not both (the gres.conf lines would clash)."""
+    if discover and gpus:
+        return [
+            _finding(
+                "gpus",
+                "error",
+                "%s: slurm_gres_discover=true and slurm_node_gpus=%s are both set; a node's GPUs come from one of them: "
+                "remove slurm_node_gpus to use what the node has, or set slurm_gres_discover: false" % (name, gpus),
+            )
+        ]
+    return []
+
+
+def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=(), node_config=None, features=None, discover=False):
     """Per-host checks from gathered facts (and, for GPUs, the device files found)."""
     facts = facts or {}
-    findings = (check_gpus(name, gpus, gpu_files) + check_node_config(name, facts, node_config)) if is_compute else []
+    findings = []
+    if is_compute:
+        findings = (
+            check_gres_source(name, gpus, discover)
+            + check_gpus(name, gpus, gpu_files)
+            + check_node_config(name, facts, node_config)
+            + check_features(name, features)
+        )
     os_id = (facts.get("distribution"), str(facts.get("distribution_major_version")))
     if os_id not in SUPPORTED_OS:
         findings.append(

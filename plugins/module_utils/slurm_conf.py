@@ -327,3 +327,13 @@ def restart_keys(old_text, new_text):
         return []
     old, new = parse_parameters(old_text), parse_parameters(new_text)
     return [key for key in RESTART_REQUIRED if old.get(key.lower()) != new.get(key.lower())]
+
+
+def changed_keys(old_text, new_text):
+    """Parameters (spelled as in the new file) whose value differs between two slurm.conf texts."""
+    old, new = parse_parameters(old_text), parse_parameters(new_text)
+    spelled = {}
+    for raw in (new_text or "").splitlines():
+        key = raw.split("=", 1)[0].strip()
+        spelled.setdefault(key.lower(), key)
+    return sorted((spelled.get(key, key) for key in set(old) | set(new) if old.get(key) != new.get(key)), key=str.lower)

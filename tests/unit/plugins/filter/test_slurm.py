@@ -9,6 +9,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     hostlist_expand,
     preflight_line,
     preflight_prefixed,
+    slurm_changed_keys,
     slurm_conf_lines,
     slurm_discovered,
     slurm_emulating_hosts,
@@ -27,6 +28,8 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_preflight_inventory,
     slurm_qos_names,
     slurm_restart_keys,
+    slurm_schema_findings,
+    slurm_text_findings,
     slurm_topology_switches,
 )
 
@@ -51,6 +54,7 @@ def test_filter_module_exposes_every_filter():
         "hostlist_expand": hostlist_expand,
         "preflight_line": preflight_line,
         "preflight_prefixed": preflight_prefixed,
+        "slurm_changed_keys": slurm_changed_keys,
         "slurm_conf_lines": slurm_conf_lines,
         "slurm_emulating_hosts": slurm_emulating_hosts,
         "slurm_gpu_files": slurm_gpu_files,
@@ -69,6 +73,8 @@ def test_filter_module_exposes_every_filter():
         "slurm_preflight_inventory": slurm_preflight_inventory,
         "slurm_qos_names": slurm_qos_names,
         "slurm_restart_keys": slurm_restart_keys,
+        "slurm_schema_findings": slurm_schema_findings,
+        "slurm_text_findings": slurm_text_findings,
         "slurm_topology_switches": slurm_topology_switches,
     }
 
@@ -485,3 +491,16 @@ def test_slurm_nodes_discovered_cores_must_be_whole_sockets():
     # Declared as 4 sockets of 2 cores (NUMA nodes as sockets), 0-1 is a whole socket.
     hostvars["d"]["slurm_node_config"] = {"Sockets": 4, "CoresPerSocket": 2}
     assert slurm_nodes(["d"], hostvars, 0, {"d": half})["d"]["Gres"] == "gpu:h200:1"
+
+
+def test_slurm_changed_keys_names_what_differs():
+    old = "ClusterName=a\nSlurmctldPort=6817\nNodeName=n1 CPUs=2\n"
+    assert slurm_changed_keys(old, ["ClusterName=a", "SlurmctldPort=9100", "NodeName=n1 CPUs=4"]) == ["SlurmctldPort"]
+    assert slurm_changed_keys("", ["ClusterName=a"]) == ["ClusterName"]
+
+
+def test_slurm_text_findings_reads_the_host_plugin_files():
+    lines = ["ClusterName=a", "SchedulerType=sched/backfill"]
+    assert slurm_text_findings(lines, "slurm.conf", ["/usr/lib/x/slurm-wlm/sched_backfill.so"]) == []
+    (finding,) = slurm_text_findings(lines, "slurm.conf", ["/usr/lib/x/slurm-wlm/sched_builtin.so"])
+    assert "sched/backfill is not installed" in finding["message"]
