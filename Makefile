@@ -92,7 +92,7 @@ topology-it: $(VENV)/.stamp collection image
 badinput: $(VENV)/.stamp collection image
 	bash tests/badinput/image.sh
 	ansible-playbook -i inventories/lab lab/create.yml
-	python tests/badinput/run.py --json build/figures/badinput.json
+	python tests/badinput/run.py --live --json build/figures/badinput.json
 
 # A first converge of fresh lab containers (with accounting
 # and MinIO on the controller) at -vvv with random secrets: none of them in

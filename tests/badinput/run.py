@@ -13,6 +13,16 @@ preflight stops the whole run, not only that preflight itself is read-only.
 Prints a table and "bad inputs rejected cleanly: N of M", writes JSON, and
 exits non-zero unless every case passed. Needs the lab containers
 (lab/create.yml) and, for the unsupported-OS case, tests/badinput/image.sh.
+
+--live (make badinput): the lab is converged first and a batch job runs
+across both compute nodes the whole time; the invalid configurations
+generated from the schema (tests/badinput/generated.py) run after the
+catalogue; `scontrol ping` is asked after every case and every 2 s in
+between ("cluster down after bad input: N" counts the cases it failed
+in). Last, a configuration that passes the schema and Slurm's parser but
+stops slurmctld (SlurmctldPort on the node exporter's port) must be rolled
+back: the run fails naming slurmctld's own error, slurm.conf is the last
+good one again and slurmctld answers. The job must then end COMPLETED.
 """
 
 import argparse
@@ -22,12 +32,17 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+# generated.py reads the collection's schema (make collection links it here).
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / ".cache" / "collections")]
+import generated  # noqa: E402  (tests/badinput/generated.py)
+
 LAB_NETWORK = "aicluster-lab"
 OLD_OS_CONTAINER = "lab-bookworm"
 OLD_OS_IMAGE = os.environ.get("BADINPUT_OLD_OS_IMAGE", "aicluster-slurm/bookworm-minimal:1")
@@ -174,6 +189,79 @@ def run_case(case, playbook, containers):
     }
 
 
+CONTROLLER = "lab-ctl"
+# Passes the schema (a port) and Slurm's parser, but the node exporter holds
+# that port on the controller: slurmctld cannot bind it and stops.
+ROLLBACK_VARS = {"slurm_config": {"SlurmctldPort": 9100}}
+
+
+def on_controller(*command, timeout=60):
+    return subprocess.run(["docker", "exec", CONTROLLER, *command], capture_output=True, text=True, timeout=timeout, check=False)
+
+
+class PingWatch(threading.Thread):
+    """``scontrol ping`` on the controller every 2 s; ``failures`` counts the ones that failed."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.failures = 0
+        self.stopped = threading.Event()
+
+    def run(self):
+        while not self.stopped.wait(2):
+            if on_controller("scontrol", "ping", timeout=30).returncode != 0:
+                self.failures += 1
+
+
+def submit_job():
+    """A batch job with a step across both compute nodes, running; it ends on USR1."""
+    proc = on_controller(
+        "sbatch", "--parsable", "-N2", "--mem=64M", "-t", "60", "--output=/dev/null", "--wrap", "srun sleep 3000 & trap 'exit 0' USR1; wait"
+    )
+    job = proc.stdout.strip().split(";")[0]
+    for _ in range(60):
+        if on_controller("squeue", "-h", "-j", job, "-o", "%T").stdout.strip() == "RUNNING":
+            return job
+        time.sleep(2)
+    sys.exit("the job across both compute nodes did not start: %s %s" % (proc.stdout, proc.stderr))
+
+
+def finish_job(job):
+    on_controller("scancel", "--batch", "--signal=USR1", job)
+    state = ""
+    for _ in range(30):
+        state = on_controller("sacct", "-n", "-X", "-P", "-j", job, "-o", "State").stdout.strip() or on_controller(
+            "scontrol", "show", "job", job
+        ).stdout
+        if state in ("COMPLETED", "FAILED", "CANCELLED") or "JobState=COMPLETED" in state:
+            return "COMPLETED" if "COMPLETED" in state else state
+        time.sleep(2)
+    return state.split()[0] if state else "unknown"
+
+
+def rollback_case(containers):
+    """The configuration that stops slurmctld: rolled back, with slurmctld's own error in the failure."""
+    before = snapshot(containers)
+    started = time.monotonic()
+    proc, document = ansible_playbook("site.yml", ["inventories/lab"], ROLLBACK_VARS)
+    seconds = time.monotonic() - started
+    diff = changed_hosts(before, snapshot(containers))
+    messages = [line for _, line in failure_messages(document) if line.startswith("[config_apply]")]
+    answering = on_controller("scontrol", "ping").returncode == 0
+    problems = []
+    if proc.returncode == 0:
+        problems.append("the run succeeded")
+    if not messages:
+        problems.append("no [config_apply] failure: %s" % (failure_messages(document) or proc.stderr[-300:]))
+    elif "Address already in use" not in messages[0] or "answers again" not in messages[0]:
+        problems.append("the failure does not carry slurmctld's error and the restore: %s" % messages[0])
+    if not answering:
+        problems.append("slurmctld does not answer after the rollback")
+    if diff:
+        problems.append("configuration files differ from before: %s" % diff)
+    return {"restored": not problems, "problems": problems, "message": messages[0] if messages else "", "seconds": round(seconds, 1)}
+
+
 def baseline(containers):
     """The lab as it is passes preflight: the checks do not reject everything."""
     before = snapshot(containers)
@@ -188,9 +276,13 @@ def main():
     parser.add_argument("--json", default=str(ROOT / "build" / "figures" / "badinput.json"))
     parser.add_argument("--playbook", default="site.yml", help="site.yml (default) or playbooks/preflight.yml")
     parser.add_argument("--only", nargs="*", help="case ids to run")
+    parser.add_argument("--live", action="store_true", help="converge the lab, keep a job running, add the generated cases and the rollback")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the generated cases")
     args = parser.parse_args()
 
     cases = yaml.safe_load(Path(args.cases).read_text())
+    if args.live:
+        cases += generated.cases(args.seed)
     ids = [case["id"] for case in cases]
     if len(ids) != len(set(ids)):
         sys.exit("duplicate case ids in %s" % args.cases)
@@ -205,10 +297,26 @@ def main():
         if any(case.get("needs") == OLD_OS_CONTAINER for case in cases):
             start_old_os_host()
         containers = lab_containers()
+        live = {}
+        if args.live:
+            proc, document = ansible_playbook("site.yml", ["inventories/lab"], {})
+            if proc.returncode != 0:
+                sys.exit("site.yml on the lab failed: %s" % (failure_messages(document) or proc.stderr[-500:]))
+            live["job"] = submit_job()
+            watch = PingWatch()
+            watch.start()
         report["baseline"] = baseline([c for c in containers if c != OLD_OS_CONTAINER])
         results = []
+        down = 0
         for case in cases:
+            seen = watch.failures if args.live else 0
             result = run_case(case, args.playbook, containers)
+            if args.live:
+                result["cluster_answered"] = on_controller("scontrol", "ping").returncode == 0 and watch.failures == seen
+                down += not result["cluster_answered"]
+                if not result["cluster_answered"]:
+                    result["rejected_cleanly"] = False
+                    result["problems"].append("scontrol ping failed during or after the case")
             results.append(result)
             print(
                 "%-30s %-9s %-18s %-5s %5.1fs  %s"
@@ -216,6 +324,12 @@ def main():
             )
             for problem in result["problems"]:
                 print("    " + problem)
+        if args.live:
+            watch.stopped.set()
+            live.update(cluster_down_after_bad_input=down, ping_failures=watch.failures)
+            live["rollback"] = rollback_case([c for c in containers if c != OLD_OS_CONTAINER])
+            live["job_state"] = finish_job(live["job"])
+            report["live"] = live
     finally:
         stop_old_os_host()
     clean = sum(1 for r in results if r["rejected_cleanly"])
@@ -234,7 +348,16 @@ def main():
         "bad inputs rejected cleanly: %d of %d (%s; %d hosts snapshotted per case; %.0f s; %s)"
         % (clean, len(results), args.playbook, len(containers), report["wall_seconds"], args.json)
     )
-    return 0 if clean == len(results) and results and report["baseline"]["passed"] else 1
+    live_ok = True
+    if args.live:
+        rollback = live["rollback"]
+        print("cluster down after bad input: %d (of %d cases; %d failed pings)" % (live["cluster_down_after_bad_input"], len(results), live["ping_failures"]))
+        print("rollback of a configuration that stops slurmctld: %s (%.0f s) %s" % ("restored" if rollback["restored"] else "FAIL", rollback["seconds"], rollback["message"][:300]))
+        for problem in rollback["problems"]:
+            print("    " + problem)
+        print("job %s across both compute nodes during every case: %s" % (live["job"], live["job_state"]))
+        live_ok = live["cluster_down_after_bad_input"] == 0 and rollback["restored"] and live["job_state"] == "COMPLETED"
+    return 0 if clean == len(results) and results and report["baseline"]["passed"] and live_ok else 1
 
 
 if __name__ == "__main__":
