@@ -192,7 +192,7 @@ def run_case(case, playbook, containers):
 CONTROLLER = "lab-ctl"
 # Passes the schema (a port) and Slurm's parser, but the node exporter holds
 # that port on the controller: slurmctld cannot bind it and stops.
-ROLLBACK_VARS = {"slurm_config": {"SlurmctldPort": 9100}}
+ROLLBACK_VARS = {"slurm_config": {"SlurmctldPort": 9100}, "slurm_apply_timeout": 30}
 
 
 def on_controller(*command, timeout=60):
