@@ -7,7 +7,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench build docker image collection clean topology-it badinput secrets promtool
+.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench build docker image collection clean topology-it badinput secrets promtool schema
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
@@ -20,6 +20,7 @@ help:
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
 	@echo "make badinput       run the bad-input catalogue (tests/badinput) through site.yml on the lab: all rejected, no host changed"
+	@echo "make schema        regenerate the Slurm configuration schema from the packages' man pages (tools/)"
 	@echo "make secrets        first converge of a fresh lab at -vvv (tests/secrets): no secret in the output, secret files' owner and mode"
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
@@ -108,6 +109,11 @@ promtool: $(VENV)/.stamp collection image
 
 build: $(VENV)/.stamp
 	bash tests/build.sh
+
+# Regenerate the configuration schema from the installed Slurm packages' man
+# pages (tools/slurm_schema.sh, tools/gen_slurm_schema.py); commit the result.
+schema: image
+	bash tools/slurm_schema.sh
 
 clean: lab-destroy
 	rm -rf .cache $(VENV)

@@ -248,7 +248,9 @@ def infer(part, name, header, description, options):
         return "options", sorted(set(options), key=str.lower)
     if options and len(options) >= 2:
         return "enum", sorted(set(options), key=str.lower)
-    if re.search(r"\b(in|of) seconds\b|\bnumber of (seconds|minutes)\b|\bin minutes\b|\b[Tt]he default value is \d+\b|\bdefault is \d+\b|\bmaximum value is\b", text):
+    if re.search(
+        r"\b(in|of) seconds\b|\bnumber of (seconds|minutes)\b|\bin minutes\b|\b[Tt]he default value is \d+\b|\bdefault is \d+\b|\bmaximum value is\b", text
+    ):
         return ("integer+unlimited" if re.search(r"\b(UNLIMITED|INFINITE)\b", text) else "integer"), None
     return "string", None
 

@@ -45,12 +45,56 @@ VALID_CHOICES = {
     "proctracktype": ("proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"),
 }
 
+# Every check id a finding can carry; preflight_skip takes these
+# (roles/preflight/meta/argument_specs.yml lists the same, tested).
+CHECK_IDS = (
+    "groups_present",
+    "controller_count",
+    "controller_not_compute",
+    "secrets",
+    "slurmdbd_count",
+    "slurm_config_key",
+    "slurm_config_value",
+    "proctrack_cgroup",
+    "partitions",
+    "preemption",
+    "qos_defined",
+    "gpus",
+    "os_supported",
+    "hostname_match",
+    "memory_reserve",
+    "node_names_unique",
+    "state_save_shared",
+    "slurm_version",
+    "hostlist",
+    "topology",
+    "topology_nodes",
+    "node_config",
+    "config_key",
+    "config_value",
+    "config_type",
+    "cluster_name",
+    "node_features",
+)
+
 MUNGE_KEY_MIN_BYTES = 32
 MUNGE_KEY_MAX_BYTES = 1024
 
 
 def _finding(check_id, severity, message):
     return {"id": check_id, "severity": severity, "message": message}
+
+
+def check_skip(skip):
+    """preflight_skip is a list of known check ids (a string would match ids by substring)."""
+    if isinstance(skip, (list, tuple)) and all(isinstance(item, str) for item in skip):
+        unknown = [item for item in skip if item not in CHECK_IDS]
+        if not unknown:
+            return []
+        problem = "names no check: %s" % ", ".join(unknown)
+    else:
+        problem = "is a %s, not a list of check ids" % type(skip).__name__
+    return [slurm_schema.finding("preflight_skip", "preflight_skip", skip, problem, "give a list such as [os_supported]; the ids are in docs/preflight.md")]
 
 
 def check_groups(groups, required=("slurmctld", "slurm_compute")):
@@ -254,12 +298,11 @@ def check_partitions(partitions, groups):
             )
         problem = slurm_schema.name_problem("partition", name) if name else None
         if problem:
-            findings.append(
-                _finding("partitions", "error", "slurm_partitions: name=%s %s; rename the partition" % (slurm_schema._shown(name), problem))
-            )
+            findings.append(_finding("partitions", "error", "slurm_partitions: name=%s %s; rename the partition" % (slurm_schema._shown(name), problem)))
         config = partition.get("config") or {}
         findings += slurm_schema.check_parameters(
-            "partition", {k: v for k, v in config.items() if str(k).lower() not in PARTITION_OWNED_KEYS} if isinstance(config, dict) else config,
+            "partition",
+            {k: v for k, v in config.items() if str(k).lower() not in PARTITION_OWNED_KEYS} if isinstance(config, dict) else config,
             "slurm_partitions[%s].config" % name,
         )
         owned = ["%s=%s" % (k, v) for k, v in (config.items() if isinstance(config, dict) else ()) if k.lower() in PARTITION_OWNED_KEYS]
@@ -575,13 +618,9 @@ def check_settings(settings):
     if "cluster_name" in settings:
         problem = slurm_schema.name_problem("cluster", settings["cluster_name"])
         if problem:
-            findings.append(
-                slurm_schema.finding("cluster_name", "slurm_cluster_name", settings["cluster_name"], problem, "e.g. aicluster or ai-prod-1")
-            )
+            findings.append(slurm_schema.finding("cluster_name", "slurm_cluster_name", settings["cluster_name"], problem, "e.g. aicluster or ai-prod-1"))
     findings += slurm_schema.check_parameters("cgroup.conf", settings.get("cgroups_config"), "cgroups_config")
-    findings += slurm_schema.check_parameters(
-        "slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", owned=("storagepass",)
-    )
+    findings += slurm_schema.check_parameters("slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", owned=("storagepass",))
     return findings
 
 
@@ -629,7 +668,7 @@ def inventory_findings(
         findings += check_topology(
             topo.get("source"), groups.get("slurm_compute") or [], topo.get("switches"), topo.get("blocks"), topo.get("block_sizes"), topo.get("strict", False)
         )
-    return [f for f in findings if f["id"] not in skip]
+    return check_skip(skip) or [f for f in findings if f["id"] not in skip]
 
 
 SUPPORTED_OS = {("Debian", "13")}
@@ -785,4 +824,4 @@ def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gp
                 "%s: slurm_node_memory_reserve_mb=%s is not below its memory (%s MB); lower it" % (name, memory_reserve_mb, memtotal),
             )
         )
-    return [f for f in findings if f["id"] not in skip]
+    return check_skip(skip) or [f for f in findings if f["id"] not in skip]

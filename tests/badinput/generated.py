@@ -64,33 +64,43 @@ def _case(index, variable, kind, key, value, check):
     }
 
 
-def cases(seed=1, per_variable=6):
-    """``per_variable`` generated invalid configurations for each pass-through variable."""
+KINDS = ("unknown-key", "bad-type", "out-of-range", "plugin", "injection", "injection")
+
+
+def _draw(rng, kind, part, keys):
+    """(key, value) of one invalid configuration of ``kind``; ``keys``: the candidate keys by type."""
+    if kind == "plugin" and keys["plugins"]:
+        return _unknown_plugin(rng, part, keys["plugins"])
+    if kind == "unknown-key":
+        return _misspelt(rng, rng.choice(keys["any"]), part), "1"
+    if kind == "out-of-range":
+        return rng.choice(keys["integers"] or keys["typed"]), str(rng.choice([2**40, 99999999999]))
+    if kind == "injection":
+        return rng.choice(keys["any"]), "1" + rng.choice(INJECTIONS)
+    return rng.choice(keys["typed"]), rng.choice(["abc", "maybe", "12x", "-"])
+
+
+def cases(seed=1):
+    """Six generated invalid configurations (KINDS) for each pass-through variable."""
     rng = random.Random(seed)
+    # Keys whose mistakes the catalogue's own checks name (cases.yml) are left to it.
+    special = ("nodename", "partitionname", "nodes", "default", "statesavelocation", "cpus", "realmemory") + tuple(UNKNOWN_KEYS) + tuple(VALID_CHOICES)
     out = []
     for variable, (part, _play, value_check) in VARIABLES.items():
-        integers = [k for k in _keys(part, "integer", "integer+unlimited", "port") if k not in ("CPUs", "RealMemory")]
-        typed = _keys(part, "yesno", "enum", "duration") or integers
-        plugins = _keys(part, "plugin", "plugins")
-        # Keys whose mistakes the catalogue's own checks name (cases.yml) are left to it.
-        special = ("nodename", "partitionname", "nodes", "default", "statesavelocation") + tuple(UNKNOWN_KEYS) + tuple(VALID_CHOICES)
-        anykey = [entry[0] for entry in SCHEMA[part].values() if entry[0].lower() not in special]
-        integers = [k for k in integers if k.lower() not in special]
-        typed = [k for k in typed if k.lower() not in special] or integers
-        plugins = [k for k in plugins if k.lower() not in special]
-        kinds = [
-            ("unknown-key", lambda: (_misspelt(rng, rng.choice(anykey), part), "1"), "config_key"),
-            ("bad-type", lambda: (rng.choice(typed), rng.choice(["abc", "maybe", "12x", "-"])), value_check),
-            ("out-of-range", lambda: (rng.choice(integers or typed), str(rng.choice([2**40, 99999999999]))), value_check),
-            ("plugin", lambda: _unknown_plugin(rng, part, plugins), value_check),
-            ("injection", lambda: (rng.choice(anykey), "1" + rng.choice(INJECTIONS)), value_check),
-            ("injection", lambda: (rng.choice(anykey), "1" + rng.choice(INJECTIONS)), value_check),
-        ]
-        for kind, make, check in kinds[:per_variable]:
-            if kind == "plugin" and not plugins:
-                kind, make = "bad-type", kinds[1][1]
-            key, value = make()
-            if variable == "slurm_node_config" and check == "config_key":
-                check = "node_config"
+        keys = {
+            name: [k for k in _keys(part, *kinds) if k.lower() not in special]
+            for name, kinds in (
+                ("integers", ("integer", "integer+unlimited", "port")),
+                ("typed", ("yesno", "enum", "duration")),
+                ("plugins", ("plugin", "plugins")),
+            )
+        }
+        keys["typed"] = keys["typed"] or keys["integers"]
+        keys["any"] = [entry[0] for entry in SCHEMA[part].values() if entry[0].lower() not in special]
+        for kind in KINDS:
+            key, value = _draw(rng, kind, part, keys)
+            if kind == "plugin" and not keys["plugins"]:
+                kind = "bad-type"
+            check = "node_config" if variable == "slurm_node_config" else ("config_key" if kind == "unknown-key" else value_check)
             out.append(_case(len(out) + 1, variable, kind, key, value, check))
     return out

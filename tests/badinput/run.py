@@ -112,7 +112,7 @@ def failure_messages(result):
                 for item in [host_result] + list(host_result.get("results") or []):
                     if item.get("failed") or item.get("unreachable"):
                         msg = item.get("msg", "")
-                        for line in msg if isinstance(msg, list) else [msg]:
+                        for line in msg if isinstance(msg, list) else str(msg).splitlines() or [""]:
                             found.append((play_name, " ".join(str(line).split())))
     return found
 
@@ -215,9 +215,7 @@ class PingWatch(threading.Thread):
 
 def submit_job():
     """A batch job with a step across both compute nodes, running; it ends on USR1."""
-    proc = on_controller(
-        "sbatch", "--parsable", "-N2", "--mem=64M", "-t", "60", "--output=/dev/null", "--wrap", "srun sleep 3000 & trap 'exit 0' USR1; wait"
-    )
+    proc = on_controller("sbatch", "--parsable", "-N2", "--mem=64M", "-t", "60", "--output=/dev/null", "--wrap", "srun sleep 3000 & trap 'exit 0' USR1; wait")
     job = proc.stdout.strip().split(";")[0]
     for _ in range(60):
         if on_controller("squeue", "-h", "-j", job, "-o", "%T").stdout.strip() == "RUNNING":
@@ -230,9 +228,7 @@ def finish_job(job):
     on_controller("scancel", "--batch", "--signal=USR1", job)
     state = ""
     for _ in range(30):
-        state = on_controller("sacct", "-n", "-X", "-P", "-j", job, "-o", "State").stdout.strip() or on_controller(
-            "scontrol", "show", "job", job
-        ).stdout
+        state = on_controller("sacct", "-n", "-X", "-P", "-j", job, "-o", "State").stdout.strip() or on_controller("scontrol", "show", "job", job).stdout
         if state in ("COMPLETED", "FAILED", "CANCELLED") or "JobState=COMPLETED" in state:
             return "COMPLETED" if "COMPLETED" in state else state
         time.sleep(2)
@@ -352,7 +348,10 @@ def main():
     if args.live:
         rollback = live["rollback"]
         print("cluster down after bad input: %d (of %d cases; %d failed pings)" % (live["cluster_down_after_bad_input"], len(results), live["ping_failures"]))
-        print("rollback of a configuration that stops slurmctld: %s (%.0f s) %s" % ("restored" if rollback["restored"] else "FAIL", rollback["seconds"], rollback["message"][:300]))
+        print(
+            "rollback of a configuration that stops slurmctld: %s (%.0f s) %s"
+            % ("restored" if rollback["restored"] else "FAIL", rollback["seconds"], rollback["message"][:300])
+        )
         for problem in rollback["problems"]:
             print("    " + problem)
         print("job %s across both compute nodes during every case: %s" % (live["job"], live["job_state"]))

@@ -4,6 +4,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import CHECK_IDS
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,7 +47,9 @@ def test_every_option_is_typed(role):
 
 
 def test_preflight_skip_choices_are_the_check_ids():
+    """Every id a preflight finding can carry is a choice of preflight_skip, and nothing else is."""
     source = (ROOT / "plugins" / "module_utils" / "preflight.py").read_text()
-    ids = set(re.findall(r'_finding\(\s*"(\w+)"', source))
+    ids = set(re.findall(r'finding\(\s*"(\w+)"', source)) - {"preflight_skip"}
+    ids |= {"config_key", "config_value", "config_type"}  # slurm_schema.check_parameters
     for entry in _load(ROOT / "roles" / "preflight" / "meta" / "argument_specs.yml")["argument_specs"].values():
-        assert set(entry["options"]["preflight_skip"]["choices"]) == ids
+        assert set(entry["options"]["preflight_skip"]["choices"]) == ids == set(CHECK_IDS)

@@ -172,7 +172,7 @@ def test_check_slurm_config_clean(config):
 
 
 @pytest.mark.parametrize(
-    "config, says",
+    ("config", "says"),
     [
         ({"TopologyPlugin": ["topology/cluster"]}, "slurm_config.TopologyPlugin=topology/cluster is not installed"),
         ({"SchedulerParameters": {"a": 1}}, "slurm_config.SchedulerParameters={'a': 1} is a mapping"),
@@ -241,7 +241,7 @@ def test_inventory_findings_collects_all_checks():
         ((), ["controller_count", "secrets", "slurm_config_value", "proctrack_cgroup", "partitions"]),
         (("proctrack_cgroup",), ["controller_count", "secrets", "slurm_config_value", "partitions"]),
         (["controller_count", "secrets", "partitions"], ["slurm_config_value", "proctrack_cgroup"]),
-        (("no_such_id",), ["controller_count", "secrets", "slurm_config_value", "proctrack_cgroup", "partitions"]),
+        (("no_such_id",), ["preflight_skip"]),
     ],
     ids=["nothing", "one", "several-as-list", "unknown-id"],
 )
@@ -757,3 +757,16 @@ def test_check_gpus_rejects_a_bad_file_expression():
     finding = only(preflight.check_gpus("gpu01", {"type": "h200", "count": 8, "file": "/dev/nvidia[0-7"}, []))
     assert finding["id"] == "gpus"
     assert "gpu01: slurm_node_gpus.file=/dev/nvidia[0-7 is not a hostlist expression: '[' has no ']'" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "skip, says",
+    [
+        ("os_supported", "preflight_skip=os_supported is a str, not a list of check ids"),
+        (["os_suported"], "names no check: os_suported"),
+        ([1], "is a list, not a list of check ids"),
+    ],
+)
+def test_preflight_skip_must_be_a_list_of_known_ids(skip, says):
+    finding = only(preflight.host_findings("node01", NODE_FACTS, skip=skip))
+    assert finding["id"] == "preflight_skip" and says in finding["message"]

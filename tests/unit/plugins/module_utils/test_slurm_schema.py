@@ -39,7 +39,9 @@ def valid_values(part, key):
         return list(choices) or ["value_1"]
     if kind in ("plugin", "plugins"):
         prefixes = {c.split("/")[0] for c in choices}
-        return ["%s/%s" % (p, stem[len(p) + 1 :]) for p in prefixes for stem in SCHEMA["plugins"] if stem.startswith(p + "_")] or ["%s/none" % p for p in prefixes]
+        return ["%s/%s" % (p, stem[len(p) + 1 :]) for p in prefixes for stem in SCHEMA["plugins"] if stem.startswith(p + "_")] or [
+            "%s/none" % p for p in prefixes
+        ]
     if kind.startswith("integer"):
         return [str(low), str(high), str((low + high) // 2)] + (["UNLIMITED"] if kind.endswith("unlimited") else [])
     if kind == "number":
@@ -99,7 +101,8 @@ def test_injections_are_refused(part, data):
     cut = data.draw(st.integers(0, len(good)))
     value = good[:cut] + mark + tail + good[cut:]
     findings = slurm_schema.check_parameters(part, {SCHEMA["files"][part][key][0]: value})
-    assert findings and findings[0]["id"] == "config_value"
+    assert findings
+    assert findings[0]["id"] == "config_value"
     assert "\n" not in findings[0]["message"]
 
 
@@ -126,9 +129,23 @@ def _bad_typed(kind, choices, data):
         return data.draw(st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=20).filter(lambda w: w not in names))
     if kind in ("plugin", "plugins"):
         prefix = choices[0].split("/")[0]
-        return prefix + "/" + data.draw(st.text(alphabet=string.ascii_lowercase, min_size=3, max_size=12).filter(lambda w: "%s_%s" % (prefix, w) not in SCHEMA["plugins"] and w != "none"))
+        return (
+            prefix
+            + "/"
+            + data.draw(
+                st.text(alphabet=string.ascii_lowercase, min_size=3, max_size=12).filter(
+                    lambda w: "%s_%s" % (prefix, w) not in SCHEMA["plugins"] and w != "none"
+                )
+            )
+        )
     if kind == "clustername":
-        return data.draw(st.one_of(st.text(alphabet=string.ascii_uppercase, min_size=1, max_size=10), st.text(alphabet=string.ascii_lowercase, min_size=41, max_size=60), st.just("1abc")))
+        return data.draw(
+            st.one_of(
+                st.text(alphabet=string.ascii_uppercase, min_size=1, max_size=10),
+                st.text(alphabet=string.ascii_lowercase, min_size=41, max_size=60),
+                st.just("1abc"),
+            )
+        )
     if kind == "oversubscribe":
         return data.draw(words.filter(lambda w: w.upper() not in ("EXCLUSIVE", "FORCE", "YES", "NO")))
     return None
@@ -159,7 +176,11 @@ def test_values_of_the_wrong_type_are_refused(part, data):
 def test_bad_names_are_refused(kind, data):
     name = data.draw(
         st.one_of(
-            st.sampled_from((["DEFAULT", "default"] if kind in ("node", "partition") else []) + ["", "a b", "x#y", "x\ny", "a&b", "a|b", "a[1]", "a*", "a,b", "a!b"] if kind != "cluster" else ["", "AI", "a b", "1x"]),
+            st.sampled_from(
+                (["DEFAULT", "default"] if kind in ("node", "partition") else []) + ["", "a b", "x#y", "x\ny", "a&b", "a|b", "a[1]", "a*", "a,b", "a!b"]
+                if kind != "cluster"
+                else ["", "AI", "a b", "1x"]
+            ),
             st.text(min_size=1, max_size=8).map(lambda t: "ok" + t + "\n"),
             st.text(alphabet="&|[]*,! \t#\"'", min_size=1, max_size=5).map(lambda t: "n" + t),
             st.text(alphabet=string.ascii_lowercase, min_size=70, max_size=90),
@@ -169,7 +190,7 @@ def test_bad_names_are_refused(kind, data):
 
 
 @pytest.mark.parametrize(
-    "kind, name",
+    ("kind", "name"),
     [("cluster", "aicluster"), ("cluster", "ai-prod_2"), ("node", "gpu00001"), ("node", "node01.pod1"), ("partition", "batch"), ("feature", "gpu_type=h200")],
 )
 def test_good_names_are_accepted(kind, name):
@@ -185,10 +206,9 @@ def test_plugins_are_checked_against_the_host():
 
 def test_unknown_key_gets_the_closest_name():
     finding = slurm_schema.check_parameters("slurm.conf", {"SlurmctlTimeout": 120})[0]
-    assert finding["message"] == (
-        "slurm_config.SlurmctlTimeout: no such parameter in Slurm 24.11's slurm.conf; did you mean SlurmctldTimeout? (slurm.conf(5))"
-    )
-    assert finding["variable"] == "slurm_config.SlurmctlTimeout" and finding["fix"].startswith("did you mean SlurmctldTimeout")
+    assert finding["message"] == ("slurm_config.SlurmctlTimeout: no such parameter in Slurm 24.11's slurm.conf; did you mean SlurmctldTimeout? (slurm.conf(5))")
+    assert finding["variable"] == "slurm_config.SlurmctlTimeout"
+    assert finding["fix"].startswith("did you mean SlurmctldTimeout")
 
 
 def test_keys_match_case_insensitively():
@@ -211,7 +231,7 @@ def test_a_whole_file_as_written_passes():
 
 
 @pytest.mark.parametrize(
-    "line, says",
+    ("line", "says"),
     [
         ("SlurmUser=slurm\nSlurmUser=root", "sets SlurmUser again (first on line"),
         ("SlurmctldTimeout=120 SlurmUser=root", "holds more than one parameter"),
