@@ -8,6 +8,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
+
 CHECKS = ("gres_devices", "smi", "xid", "ib_ports", "disk_free", "memory", "munge", "clock")
 
 
@@ -70,6 +72,11 @@ def healthcheck_config(node, settings):
     }
 
 
+def healthcheck_findings(settings):
+    """healthcheck_settings' errors as preflight findings."""
+    return preflight.findings_of("healthcheck", "healthcheck_skip/healthcheck_disk_free_mb", healthcheck_settings, settings)
+
+
 class FilterModule:
     def filters(self):
-        return {"healthcheck_config": healthcheck_config, "healthcheck_settings": healthcheck_settings}
+        return {"healthcheck_config": healthcheck_config, "healthcheck_findings": healthcheck_findings, "healthcheck_settings": healthcheck_settings}

@@ -11,6 +11,8 @@ import shlex
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
+
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LINE_BREAKS = ("\n", "\r", "\0")
 
@@ -129,6 +131,16 @@ def job_env_script(facts, variables, partitions, npu=None, known_partitions=None
     }
 
 
+def job_env_findings(variables, partitions=None, known_partitions=None):
+    """job_env_settings' errors as preflight findings."""
+    return preflight.findings_of("job_env", "job_env_vars/job_env_partitions", job_env_settings, variables, partitions, known_partitions)
+
+
 class FilterModule:
     def filters(self):
-        return {"job_env_settings": job_env_settings, "job_env_defaults": job_env_defaults, "job_env_script": job_env_script}
+        return {
+            "job_env_findings": job_env_findings,
+            "job_env_settings": job_env_settings,
+            "job_env_defaults": job_env_defaults,
+            "job_env_script": job_env_script,
+        }

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import monitoring
+from ansible_collections.aicluster.slurm.plugins.module_utils import monitoring, preflight
 
 
 def _wrap(function):
@@ -37,11 +37,20 @@ def monitoring_input_errors(thresholds):
     return monitoring.threshold_errors(thresholds)
 
 
+def monitoring_findings(settings, groups, receivers, route, thresholds):
+    """Every monitoring input problem as preflight findings: thresholds, scrape jobs, the Alertmanager route."""
+    findings = [{"id": "monitoring", "severity": "error", "message": message} for message in monitoring.threshold_errors(thresholds)]
+    findings += preflight.findings_of("monitoring", "prometheus_scrape_jobs", monitoring.prometheus_config, settings, groups)
+    findings += preflight.findings_of("monitoring", "prometheus_alertmanager_receivers", monitoring.alertmanager_config, receivers, route)
+    return findings
+
+
 class FilterModule:
     def filters(self):
         return {
             "monitoring_prometheus_config": _wrap(monitoring_prometheus_config),
             "monitoring_alertmanager_config": _wrap(monitoring_alertmanager_config),
+            "monitoring_findings": monitoring_findings,
             "monitoring_input_errors": _wrap(monitoring_input_errors),
             "monitoring_major_version": _wrap(monitoring.major_version),
             "monitoring_regex": _wrap(monitoring.regex_alternatives),

@@ -10,7 +10,6 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aicluster.slurm.plugins.filter import accelerators as accel
 from ansible_collections.aicluster.slurm.plugins.module_utils import gres, hostlist, preflight, slurm_conf, slurm_schema
-from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 
 
 def _model(func):
@@ -74,30 +73,9 @@ def slurm_nodes(names, hostvars, memory_reserve_mb=0, discovered=None):
 
 
 def _check_gres_sockets(name, node, info):
-    """Slurm takes a device's Cores= only as whole sockets of the NodeName line;
-    slurmctld marks a node whose device is local to part of a socket INVALID
-    ("doesn't match socket boundaries"), as on hosts with several NUMA nodes
-    per socket (Kunpeng, EPYC NPS2/4)."""
-    per_socket = int(node.get("CoresPerSocket") or 1)
-    for key in ("gpus", "npus"):
-        for device in info.get(key) or []:
-            if not device.get("cores"):
-                continue
-            cores = set(parse_cpulist(device["cores"]))
-            sockets = {core // per_socket for core in cores}
-            whole = set()
-            for socket in sockets:
-                whole.update(range(socket * per_socket, (socket + 1) * per_socket))
-            if cores != whole:
-                first = min(sockets)
-                raise AnsibleFilterError(
-                    "host %s: %s is local to cores %s, part of socket %d (cores %d-%d) as the node is declared "
-                    "(Sockets=%s CoresPerSocket=%d), and slurmctld refuses such a node (INVALID_REG: GRES core specification "
-                    "doesn't match socket boundaries). Declare its NUMA nodes as sockets: slurm_node_config "
-                    "{Sockets: <NUMA nodes>, CoresPerSocket: <cores per NUMA node>} and slurm_config "
-                    "{SlurmdParameters: numa_node_as_socket}"
-                    % (name, device["device_file"], device["cores"], first, first * per_socket, (first + 1) * per_socket - 1, node.get("Sockets"), per_socket)
-                )
+    """Refuse a node whose accelerators split a socket (preflight.check_gres_sockets)."""
+    for finding in preflight.check_gres_sockets(name, node, info):
+        raise AnsibleFilterError(finding["message"])
 
 
 def _node_names(name, hostvars):
@@ -285,10 +263,13 @@ def _preflight_switches(names, hostvars, spines):
     return slurm_topology_switches(names, hostvars, spines)
 
 
-def slurm_preflight_host(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=(), node_config=None, features=None, discover=False):
-    """Per-host preflight findings from gathered facts and the ``stat`` results of the GPU device files."""
+def slurm_preflight_host(
+    name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=(), node_config=None, features=None, discover=False, accelerators=None
+):
+    """Per-host preflight findings from gathered facts, the ``stat`` results of the GPU device
+    files and, for a node that discovers its GRES, its accelerator_info result."""
     present = [r["item"] for r in gpu_stats or () if (r.get("stat") or {}).get("ischr")]
-    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config, features, discover)
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config, features, discover, accelerators)
 
 
 def slurm_topology_switches(names, hostvars, spines=None):

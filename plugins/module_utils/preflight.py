@@ -15,7 +15,8 @@ import base64
 import binascii
 import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres, slurm_schema, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres, slurm_conf, slurm_schema, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # slurm.conf values that do not exist in Slurm, with what to use instead.
@@ -83,6 +84,23 @@ MUNGE_KEY_MAX_BYTES = 1024
 
 def _finding(check_id, severity, message):
     return {"id": check_id, "severity": severity, "message": message}
+
+
+def findings_of(check_id, variable, function, *args):
+    """Run a check that raises on bad input; its error becomes one finding.
+
+    Filters that compute a role's settings raise with a message naming the
+    variable; any other exception (a raw int() of "2G") is named after
+    ``variable`` (names joined with /) so the user still learns what to fix.
+    """
+    try:
+        function(*args)
+    except Exception as exc:  # noqa: BLE001 - every error becomes a finding, never a traceback
+        message = str(exc)
+        if not any(name in message for name in variable.split("/")):
+            message = "%s: %s (%s)" % (variable, message, type(exc).__name__)
+        return [_finding(check_id, "error", message)]
+    return []
 
 
 def check_skip(skip):
@@ -753,6 +771,60 @@ def check_node_config(name, facts, node_config):
     return findings
 
 
+def check_gres_sockets(name, node, info):
+    """Slurm takes a device's Cores= only as whole sockets of the NodeName line;
+    slurmctld marks a node whose device is local to part of a socket INVALID
+    ("doesn't match socket boundaries"), as on hosts with several NUMA nodes
+    per socket (Kunpeng, EPYC NPS2/4). ``node``: the NodeName attributes,
+    ``info``: the host's accelerator_info result."""
+    per_socket = int(node.get("CoresPerSocket") or 1)
+    for key in ("gpus", "npus"):
+        for device in (info or {}).get(key) or []:
+            if not device.get("cores"):
+                continue
+            cores = set(parse_cpulist(device["cores"]))
+            sockets = {core // per_socket for core in cores}
+            whole = set()
+            for socket in sockets:
+                whole.update(range(socket * per_socket, (socket + 1) * per_socket))
+            if cores != whole:
+                first = min(sockets)
+                return [
+                    _finding(
+                        "gpus",
+                        "error",
+                        "host %s: %s is local to cores %s, part of socket %d (cores %d-%d) as the node is declared "
+                        "(Sockets=%s CoresPerSocket=%d), and slurmctld refuses such a node (INVALID_REG: GRES core specification "
+                        "doesn't match socket boundaries). Declare its NUMA nodes as sockets: slurm_node_config "
+                        "{Sockets: <NUMA nodes>, CoresPerSocket: <cores per NUMA node>} and slurm_config "
+                        "{SlurmdParameters: numa_node_as_socket}"
+                        % (
+                            name,
+                            device["device_file"],
+                            device["cores"],
+                            first,
+                            first * per_socket,
+                            (first + 1) * per_socket - 1,
+                            node.get("Sockets"),
+                            per_socket,
+                        ),
+                    )
+                ]
+    return []
+
+
+def check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators):
+    """A node that discovers its GRES: its devices' cores against the node as slurm.conf will declare it."""
+    if not accelerators:
+        return []
+    try:
+        node = slurm_conf.node_from_facts(name, facts, memory_reserve_mb, node_config)
+    except (slurm_conf.SlurmConfError, TypeError, ValueError):
+        # The node's own checks (memory, node config) report what is wrong there.
+        return []
+    return check_gres_sockets(name, node, accelerators)
+
+
 def check_features(name, features):
     """slurm_node_features: Slurm feature names (a dict becomes key=value features)."""
     if not features:
@@ -785,7 +857,9 @@ def check_gres_source(name, gpus, discover):
     return []
 
 
-def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=(), node_config=None, features=None, discover=False):
+def host_findings(
+    name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=(), node_config=None, features=None, discover=False, accelerators=None
+):
     """Per-host checks from gathered facts (and, for GPUs, the device files found)."""
     facts = facts or {}
     findings = []
@@ -795,6 +869,7 @@ def host_findings(name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gp
             + check_gpus(name, gpus, gpu_files)
             + check_node_config(name, facts, node_config)
             + check_features(name, features)
+            + (check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators) if discover else [])
         )
     os_id = (facts.get("distribution"), str(facts.get("distribution_major_version")))
     if os_id not in SUPPORTED_OS:

@@ -22,7 +22,7 @@ NPU_NODE = {"hcas": [], "default_interface": "enp189s0f0", "npu": True, "npu_dev
 
 
 def test_the_filters_are_registered():
-    assert sorted(FilterModule().filters()) == ["job_env_defaults", "job_env_script", "job_env_settings"]
+    assert sorted(FilterModule().filters()) == ["job_env_defaults", "job_env_findings", "job_env_script", "job_env_settings"]
 
 
 def test_a_node_with_infiniband_uses_its_infiniband_hcas_exactly():

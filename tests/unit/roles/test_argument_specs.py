@@ -4,9 +4,9 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import CHECK_IDS
-import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 ROLES = sorted(p.name for p in (ROOT / "roles").iterdir() if (p / "meta" / "argument_specs.yml").exists())

@@ -1,7 +1,7 @@
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aicluster.slurm.plugins.filter.healthcheck import CHECKS, FilterModule, healthcheck_config, healthcheck_settings
+from ansible_collections.aicluster.slurm.plugins.filter.healthcheck import CHECKS, FilterModule, healthcheck_config, healthcheck_findings, healthcheck_settings
 
 NODE = {"name": "gpu01", "real_memory_mb": 515000, "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"]}
 SETTINGS = {"timeout": 5, "disk_free_mb": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}, "skip": []}
@@ -69,4 +69,20 @@ def test_config_loads_in_the_checker():
 
 
 def test_filter_module():
-    assert FilterModule().filters() == {"healthcheck_config": healthcheck_config, "healthcheck_settings": healthcheck_settings}
+    assert FilterModule().filters() == {
+        "healthcheck_config": healthcheck_config,
+        "healthcheck_findings": healthcheck_findings,
+        "healthcheck_settings": healthcheck_settings,
+    }
+
+
+def test_healthcheck_findings_name_the_variable():
+    (finding,) = healthcheck_findings({"skip": ["gpu-temp"]})
+    assert finding["id"] == "healthcheck"
+    assert finding["message"].startswith("healthcheck_skip: gpu-temp not a check")
+    assert healthcheck_findings({"skip": ["clock"]}) == []
+
+
+def test_a_raw_exception_names_the_variable():
+    (finding,) = healthcheck_findings({"disk_free_mb": {"/": "2G"}})
+    assert finding["message"].startswith("healthcheck_")

@@ -760,7 +760,7 @@ def test_check_gpus_rejects_a_bad_file_expression():
 
 
 @pytest.mark.parametrize(
-    "skip, says",
+    ("skip", "says"),
     [
         ("os_supported", "preflight_skip=os_supported is a str, not a list of check ids"),
         (["os_suported"], "names no check: os_suported"),
@@ -769,4 +769,32 @@ def test_check_gpus_rejects_a_bad_file_expression():
 )
 def test_preflight_skip_must_be_a_list_of_known_ids(skip, says):
     finding = only(preflight.host_findings("node01", NODE_FACTS, skip=skip))
-    assert finding["id"] == "preflight_skip" and says in finding["message"]
+    assert finding["id"] == "preflight_skip"
+    assert says in finding["message"]
+
+
+# Two sockets of 4 cores as the facts give them; each GPU local to half a socket (NPS2).
+SOCKET_FACTS = dict(DEBIAN, processor_vcpus=8, processor_count=2, processor_cores=4, processor_threads_per_core=1)
+SPLIT = {"gpus": [{"device_file": "/dev/nvidia0", "cores": "0-1"}, {"device_file": "/dev/nvidia1", "cores": "2-3"}]}
+WHOLE = {"gpus": [{"device_file": "/dev/nvidia0", "cores": "0-3"}, {"device_file": "/dev/nvidia1", "cores": "4-7"}]}
+
+
+def test_discovered_gpus_that_split_a_socket_are_refused_in_preflight():
+    finding = only(preflight.host_findings("node01", SOCKET_FACTS, discover=True, accelerators=SPLIT))
+    assert finding["id"] == "gpus"
+    assert "/dev/nvidia0 is local to cores 0-1, part of socket 0 (cores 0-3)" in finding["message"]
+    assert "SlurmdParameters: numa_node_as_socket" in finding["message"]
+    assert preflight.host_findings("node01", SOCKET_FACTS, discover=True, accelerators=WHOLE) == []
+    # NUMA nodes declared as sockets: the same devices are whole sockets.
+    numa = {"Sockets": 4, "CoresPerSocket": 2}
+    assert preflight.host_findings("node01", SOCKET_FACTS, discover=True, accelerators=SPLIT, node_config=numa) == []
+
+
+def test_discovery_and_declared_gpus_together_are_refused():
+    finding = only(preflight.host_findings("node01", NODE_FACTS, gpus={"type": "h200", "count": 8}, gpu_files=[], discover=True)[:1])
+    assert "slurm_gres_discover=true and slurm_node_gpus=" in finding["message"]
+
+
+@pytest.mark.parametrize("features", [["a b"], {"rack": "r 1"}, "a,b&c", ["x#y"]])
+def test_bad_feature_names_are_refused(features):
+    assert [f["id"] for f in preflight.host_findings("node01", NODE_FACTS, features=features)] == ["node_features"]
