@@ -7,7 +7,7 @@ badinput: tests/badinput/run.py), secrets.json (make secrets:
 tests/secrets/run.py) and outage.json (the midsize scenario's verify,
 molecule/shared/verify/outage.yml). Prints
 
-    bad inputs rejected cleanly N of N | secret hits in logs 0 | jobs lost across the outage 0
+    bad inputs rejected cleanly N of N | cluster down after bad input 0 | secret hits in logs 0 | jobs lost across the outage 0
 
 writes build/figures/summary.json, and exits non-zero when a figure is
 missing, malformed or bad.
@@ -39,6 +39,22 @@ def badinput(document):
     if not document.get("baseline", {}).get("passed", False):
         problems.append("the unchanged lab inventory did not pass preflight")
     return {"rejected_cleanly": clean, "total": total}, "%d of %d" % (clean, total), problems
+
+
+def cluster_down(document):
+    """(value, text, problems) of the live part of the bad-input run (run.py --live)."""
+    live = document.get("live")
+    if not isinstance(live, dict):
+        raise ValueError("has no live section (make badinput runs run.py --live)")
+    down = _int(live, "cluster_down_after_bad_input")
+    problems = []
+    if down:
+        problems.append("slurmctld stopped answering in %d cases" % down)
+    if not (live.get("rollback") or {}).get("restored"):
+        problems.append("the configuration that stops slurmctld was not rolled back: %s" % (live.get("rollback") or {}).get("problems"))
+    if live.get("job_state") != "COMPLETED":
+        problems.append("the job that ran through every case ended %s, not COMPLETED" % live.get("job_state"))
+    return down, str(down), problems
 
 
 def secrets(document):
@@ -77,6 +93,7 @@ def outage(document):
 # (key, label, file, producer, judge)
 FIGURES = (
     ("bad_inputs_rejected_cleanly", "bad inputs rejected cleanly", "badinput.json", "make badinput", badinput),
+    ("cluster_down_after_bad_input", "cluster down after bad input", "badinput.json", "make badinput", cluster_down),
     ("secret_hits_in_logs", "secret hits in logs", "secrets.json", "make secrets", secrets),
     ("jobs_lost_across_the_outage", "jobs lost across the outage", "outage.json", "make scenario S=midsize", outage),
 )

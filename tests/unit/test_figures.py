@@ -12,7 +12,13 @@ figures = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(figures)
 
 GOOD = {
-    "badinput.json": {"rejected_cleanly": 56, "total": 56, "baseline": {"passed": True}, "cases": []},
+    "badinput.json": {
+        "rejected_cleanly": 56,
+        "total": 56,
+        "baseline": {"passed": True},
+        "cases": [],
+        "live": {"cluster_down_after_bad_input": 0, "rollback": {"restored": True, "problems": []}, "job_state": "COMPLETED"},
+    },
     "secrets.json": {"secret_hits": 0, "secrets_checked": ["munge key (raw)"], "files_checked": 11, "bad_modes": [], "passed": True},
     "outage.json": {"jobs_submitted": 10, "jobs_recorded": 10, "jobs_lost": 0},
 }
@@ -27,11 +33,12 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
     _write(tmp_path, GOOD)
     assert figures.main(["--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "bad inputs rejected cleanly 56 of 56 | secret hits in logs 0 | jobs lost across the outage 0" in out
+    assert "bad inputs rejected cleanly 56 of 56 | cluster down after bad input 0 | secret hits in logs 0 | jobs lost across the outage 0" in out
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["passed"] is True
     assert summary["figures"] == {
         "bad_inputs_rejected_cleanly": {"rejected_cleanly": 56, "total": 56},
+        "cluster_down_after_bad_input": 0,
         "secret_hits_in_logs": 0,
         "jobs_lost_across_the_outage": 0,
     }
@@ -43,6 +50,10 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
         ("badinput.json", {"rejected_cleanly": 55, "total": 56, "baseline": {"passed": True}}, "1 of 56 cases were not rejected cleanly"),
         ("badinput.json", {"rejected_cleanly": 0, "total": 0, "baseline": {"passed": True}}, "no case was tried"),
         ("badinput.json", {"rejected_cleanly": 56, "total": 56, "baseline": {"passed": False}}, "did not pass preflight"),
+        ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], cluster_down_after_bad_input=2)), "stopped answering in 2 cases"),
+        ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], rollback={"restored": False})), "was not rolled back"),
+        ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], job_state="FAILED")), "ended FAILED, not COMPLETED"),
+        ("badinput.json", {k: v for k, v in GOOD["badinput.json"].items() if k != "live"}, "has no live section"),
         ("secrets.json", dict(GOOD["secrets.json"], secret_hits=2, passed=False), "2 secret hits in the output"),
         ("secrets.json", dict(GOOD["secrets.json"], bad_modes=[{"host": "lab-ctl"}]), "1 files with the wrong owner"),
         ("secrets.json", dict(GOOD["secrets.json"], files_checked=0), "no file was checked"),
@@ -70,4 +81,4 @@ def test_a_missing_figure_names_its_producer(tmp_path, capsys):
     assert "outage.json is missing: run make scenario S=midsize" in out
     assert "jobs lost across the outage missing" in out
     rows = figures.collect(tmp_path)
-    assert [row["problems"] == [] for row in rows] == [True, True, False]
+    assert [row["problems"] == [] for row in rows] == [True, True, True, False]
