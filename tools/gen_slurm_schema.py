@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, aicluster.slurm contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Generate plugins/module_utils/slurm_schema_data.py from Slurm's own man pages.
@@ -21,7 +20,7 @@ reason. Everything else is a string: any single-line value without syntax.
 
 import argparse
 import gzip
-import pprint
+import json
 import re
 from pathlib import Path
 
@@ -284,7 +283,7 @@ def main():
         exec(compile(out.read_text(), str(out), "exec"), scope)  # noqa: S102 - our own generated file
         versions = scope.get("SCHEMAS", {})
     versions[args.version] = {"package": args.package_version, "files": schema, "plugins": plugins}
-    body = pprint.pformat(versions, width=150, sort_dicts=True)
+    body = json.dumps(versions, indent=4, sort_keys=True)
     out.write_text(
         "# Copyright: (c) 2026, aicluster.slurm contributors\n"
         "# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)\n"
@@ -295,6 +294,7 @@ def main():
         "__metaclass__ = type\n\n"
         "# fmt: off\n"
         "SCHEMAS = " + body + "\n"
+        "# fmt: on\n"
     )
     counts = ", ".join("%s %d" % (part, len(keys)) for part, keys in sorted(schema.items()))
     print("%s: Slurm %s: %s; %d plugins" % (out, args.version, counts, len(plugins)))

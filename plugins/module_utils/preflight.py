@@ -111,7 +111,16 @@ def check_skip(skip):
             return []
         problem = "names no check: %s" % ", ".join(unknown)
     else:
-        problem = "is a %s, not a list of check ids" % type(skip).__name__
+        kind = (
+            "string"
+            if isinstance(skip, str)
+            else "list of non-strings"
+            if isinstance(skip, (list, tuple))
+            else "mapping"
+            if isinstance(skip, dict)
+            else "scalar"
+        )
+        problem = "is a %s, not a list of check ids" % kind
     return [slurm_schema.finding("preflight_skip", "preflight_skip", skip, problem, "give a list such as [os_supported]; the ids are in docs/preflight.md")]
 
 

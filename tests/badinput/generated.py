@@ -54,7 +54,7 @@ def _vars(variable, key, value):
 
 
 def _case(index, variable, kind, key, value, check):
-    part, play, _ = VARIABLES[variable]
+    play = VARIABLES[variable][1]
     return {
         "id": "gen-%02d-%s-%s" % (index, variable.split("[")[0], kind),
         "broken": "%s.%s=%r (%s)" % (variable, key, value, kind),

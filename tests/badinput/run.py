@@ -217,7 +217,7 @@ def submit_job():
     """A batch job with a step across both compute nodes, running; it ends on USR1."""
     proc = on_controller("sbatch", "--parsable", "-N2", "--mem=64M", "-t", "60", "--output=/dev/null", "--wrap", "srun sleep 3000 & trap 'exit 0' USR1; wait")
     job = proc.stdout.strip().split(";")[0]
-    for _ in range(60):
+    for _attempt in range(60):
         if on_controller("squeue", "-h", "-j", job, "-o", "%T").stdout.strip() == "RUNNING":
             return job
         time.sleep(2)
@@ -227,7 +227,7 @@ def submit_job():
 def finish_job(job):
     on_controller("scancel", "--batch", "--signal=USR1", job)
     state = ""
-    for _ in range(30):
+    for _attempt in range(30):
         state = on_controller("sacct", "-n", "-X", "-P", "-j", job, "-o", "State").stdout.strip() or on_controller("scontrol", "show", "job", job).stdout
         if state in ("COMPLETED", "FAILED", "CANCELLED") or "JobState=COMPLETED" in state:
             return "COMPLETED" if "COMPLETED" in state else state
@@ -242,7 +242,7 @@ def rollback_case(containers):
     proc, document = ansible_playbook("site.yml", ["inventories/lab"], ROLLBACK_VARS)
     seconds = time.monotonic() - started
     diff = changed_hosts(before, snapshot(containers))
-    messages = [line for _, line in failure_messages(document) if line.startswith("[config_apply]")]
+    messages = [line for _play, line in failure_messages(document) if line.startswith("[config_apply]")]
     answering = on_controller("scontrol", "ping").returncode == 0
     problems = []
     if proc.returncode == 0:

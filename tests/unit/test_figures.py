@@ -50,7 +50,11 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
         ("badinput.json", {"rejected_cleanly": 55, "total": 56, "baseline": {"passed": True}}, "1 of 56 cases were not rejected cleanly"),
         ("badinput.json", {"rejected_cleanly": 0, "total": 0, "baseline": {"passed": True}}, "no case was tried"),
         ("badinput.json", {"rejected_cleanly": 56, "total": 56, "baseline": {"passed": False}}, "did not pass preflight"),
-        ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], cluster_down_after_bad_input=2)), "stopped answering in 2 cases"),
+        (
+            "badinput.json",
+            dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], cluster_down_after_bad_input=2)),
+            "stopped answering in 2 cases",
+        ),
         ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], rollback={"restored": False})), "was not rolled back"),
         ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], job_state="FAILED")), "ended FAILED, not COMPLETED"),
         ("badinput.json", {k: v for k, v in GOOD["badinput.json"].items() if k != "live"}, "has no live section"),

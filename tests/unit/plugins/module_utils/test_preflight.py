@@ -762,9 +762,9 @@ def test_check_gpus_rejects_a_bad_file_expression():
 @pytest.mark.parametrize(
     ("skip", "says"),
     [
-        ("os_supported", "preflight_skip=os_supported is a str, not a list of check ids"),
+        ("os_supported", "preflight_skip=os_supported is a string, not a list of check ids"),
         (["os_suported"], "names no check: os_suported"),
-        ([1], "is a list, not a list of check ids"),
+        ([1], "is a list of non-strings, not a list of check ids"),
     ],
 )
 def test_preflight_skip_must_be_a_list_of_known_ids(skip, says):
