@@ -166,6 +166,8 @@ TYPE_OVERRIDES = {
     ("gres.conf", "MultipleFiles"): "string",
     ("gres.conf", "Count"): "string",
     ("gres.conf", "Type"): "string",
+    # Any name GresTypes declares (npu for Ascend), not only the page's examples.
+    ("gres.conf", "Name"): "string",
 }
 # Choices the pages give in prose rather than as an option list.
 CHOICE_OVERRIDES = {

@@ -153,13 +153,7 @@ SCHEMAS = {
                 ],
                 "name": [
                     "Name",
-                    "enum",
-                    [
-                        "gpu",
-                        "mps",
-                        "nic",
-                        "shard"
-                    ]
+                    "string"
                 ],
                 "nodename": [
                     "NodeName",

@@ -245,3 +245,9 @@ def test_a_whole_file_as_written_passes():
 def test_a_whole_file_with_problems(line, says):
     findings = slurm_schema.check_text("slurm.conf", "ClusterName=aicluster\n" + line + "\n")
     assert any(says in f["message"] for f in findings), [f["message"] for f in findings]
+
+
+def test_gres_conf_lines_as_the_collection_writes_them():
+    """Discovered GPUs and Ascend NPUs (a GRES name of GresTypes' own, npu) pass."""
+    text = "AutoDetect=off\nNodeName=n1 Name=gpu Type=h200 File=/dev/nvidia0 Cores=0-55\nNodeName=n2 Name=npu Type=910b File=/dev/davinci0 Cores=0-23\n"
+    assert slurm_schema.check_text("gres.conf", text) == []
