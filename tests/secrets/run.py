@@ -18,6 +18,11 @@ Prints a table, writes build/figures/secrets.json (secret names, never
 values) and a copy of the output with each secret replaced by its name
 (build/secrets/site-vvv.log), destroys the lab, and exits non-zero on any
 hit, wrong mode or failed run. Secret values are never printed.
+
+On the converged lab it then proves the slurmdbd rollback: a slurmdbd_config
+that passes the schema but stops slurmdbd (DbdPort on the node exporter's
+port) must fail with slurmdbd's own error, leave the last good
+slurmdbd.conf in place and slurmdbd answering, and print no secret.
 """
 
 import argparse
@@ -159,6 +164,41 @@ def check_used(groups, generated):
     return missing
 
 
+# Passes the schema, but the node exporter holds that port on the slurmdbd
+# host: slurmdbd cannot bind it and stops (roles/slurmdbd brings the last good
+# file back).
+DBD_ROLLBACK = {"slurmdbd_config": {"DbdPort": 9100}, "slurmdbd_start_timeout": 20}
+DBD_CONF = "/etc/slurm/slurmdbd.conf"
+
+
+def slurmdbd_rollback(groups, secrets_file, needles, work):
+    """On the converged lab: a slurmdbd.conf slurmdbd cannot run with is rolled back, and no secret shows."""
+    host = groups["slurmdbd"][0]
+    before = docker_read(host, DBD_CONF)
+    extra = Path(work) / "rollback.json"
+    extra.write_text(json.dumps(DBD_ROLLBACK))
+    command = ["ansible-playbook", "site.yml", "-e", "@" + str(secrets_file), "-e", "@" + str(extra)]
+    for inventory in INVENTORIES:
+        command[2:2] = ["-i", inventory]
+    started = time.monotonic()
+    proc = run(command, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_NOCOLOR="1"), timeout=900)
+    output = proc.stdout + proc.stderr
+    problems = []
+    if proc.returncode == 0:
+        problems.append("the run succeeded")
+    message = next((line.strip() for line in output.splitlines() if "[config_apply] slurmdbd" in line), "")
+    if not message or "Address already in use" not in message or "is back" not in message:
+        problems.append("no [config_apply] failure with slurmdbd's error and the restore: %r" % (message or output[-400:]))
+    if docker_read(host, DBD_CONF) != before:
+        problems.append("%s is not the last good one after the run" % DBD_CONF)
+    if run(["docker", "exec", host, "sacctmgr", "-n", "show", "cluster"], capture_output=True).returncode != 0:
+        problems.append("slurmdbd does not answer after the rollback")
+    hits = sum(count_hits(output.encode(), needles).values())
+    if hits:
+        problems.append("%d secret hits in the rollback run's output" % hits)
+    return {"restored": not problems, "problems": problems, "message": message, "seconds": round(time.monotonic() - started, 1)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", default=str(ROOT / "build" / "figures" / "secrets.json"))
@@ -203,6 +243,9 @@ def main():
             report["secrets_not_in_their_file"] = {name: hosts for name, hosts in check_used(groups, generated).items() if hosts}
             report["files"], report["bad_modes"] = check_files(groups)
             report["files_checked"] = len(report["files"])
+            if report["converge_rc"] == 0:
+                print("slurmdbd_config that stops slurmdbd (DbdPort on a port in use): must be rolled back")
+                report["slurmdbd_rollback"] = slurmdbd_rollback(groups, secrets_file, needles, work)
 
             redacted = redact(output, needles)
             Path(args.log).parent.mkdir(parents=True, exist_ok=True)
@@ -230,6 +273,13 @@ def main():
     problems = []
     if report["converge_rc"] != 0:
         problems.append("site.yml failed (rc %d); see %s" % (report["converge_rc"], report["log"]))
+    rollback = report.get("slurmdbd_rollback") or {"restored": False, "problems": ["not run"], "message": "", "seconds": 0}
+    print(
+        "rollback of a slurmdbd.conf that stops slurmdbd: %s (%.0f s) %s"
+        % ("restored" if rollback["restored"] else "FAIL", rollback["seconds"], rollback["message"][:300])
+    )
+    if not rollback["restored"]:
+        problems.append("slurmdbd rollback: %s" % "; ".join(rollback["problems"]))
     if report["secret_hits"]:
         problems.append("secrets in the output: %s" % ", ".join(name for name, count in report["hits"].items() if count))
     if report["bad_modes"]:
