@@ -19,7 +19,7 @@ help:
 	@echo "make bench          converge, topology and scheduling benchmarks (bench/README.md)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
-	@echo "make badinput       run the bad-input catalogue (tests/badinput) through site.yml on the lab: all rejected, no host changed"
+	@echo "make badinput       bad inputs (tests/badinput) through site.yml on the live lab: all rejected, no host changed, cluster up, rollback"
 	@echo "make schema        regenerate the Slurm configuration schema from the packages' man pages (tools/)"
 	@echo "make secrets        first converge of a fresh lab at -vvv (tests/secrets): no secret in the output, secret files' owner and mode"
 
@@ -87,9 +87,11 @@ bench: $(VENV)/.stamp collection image
 topology-it: $(VENV)/.stamp collection image
 	python tests/integration/topology_slurmctld.py
 
-# The bad-input catalogue: each case through site.yml against the lab
-# containers (created bare when missing) and a real Debian 12 container;
-# preflight must stop each one and no host may change (tests/badinput/run.py).
+# The bad-input catalogue and 30 schema-generated invalid configurations,
+# each through site.yml against the converged lab (with a job running) and a
+# real Debian 12 container; preflight must stop each one, no host may change,
+# slurmctld must keep answering; then a configuration that stops slurmctld
+# must be rolled back (tests/badinput/run.py --live).
 badinput: $(VENV)/.stamp collection image
 	bash tests/badinput/image.sh
 	ansible-playbook -i inventories/lab lab/create.yml

@@ -194,9 +194,12 @@ def check_slurm_config(config, cgroups_enforced=True):
     if not isinstance(config, dict):
         return slurm_schema.check_parameters("slurm.conf", config, "slurm_config")
     findings = []
+    # One finding per key: the catalogue's specific fix wins over the schema's.
+    reported = set()
     for key, value in (config or {}).items():
         folded = key.lower()
         if folded in UNKNOWN_KEYS:
+            reported.add(key)
             findings.append(
                 _finding(
                     "slurm_config_key",
@@ -212,6 +215,7 @@ def check_slurm_config(config, cgroups_enforced=True):
         if fix is None and folded in VALID_CHOICES and text not in VALID_CHOICES[folded]:
             fix = " or ".join(VALID_CHOICES[folded])
         if fix is not None:
+            reported.add(key)
             findings.append(
                 _finding(
                     "slurm_config_value",
@@ -219,8 +223,6 @@ def check_slurm_config(config, cgroups_enforced=True):
                     "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix),
                 )
             )
-    # One finding per key: the catalogue's specific fix wins over the schema's.
-    reported = {"slurm_config.%s" % f["message"].split(".", 1)[1].split("=", 1)[0].split(":", 1)[0] for f in findings}
     for key in config or {}:
         if isinstance(key, str) and key.lower() in STRUCTURE_KEYS:
             findings.append(
@@ -231,8 +233,8 @@ def check_slurm_config(config, cgroups_enforced=True):
                     "groups (with slurm_node_config per host) and partitions through slurm_partitions" % (key, key),
                 )
             )
-            reported.add("slurm_config.%s" % key)
-    findings += [f for f in slurm_schema.check_parameters("slurm.conf", config, "slurm_config") if f["variable"] not in reported]
+            reported.add(key)
+    findings += slurm_schema.check_parameters("slurm.conf", {k: v for k, v in config.items() if k not in reported}, "slurm_config")
     proctrack = "".join(str(v).lower() for k, v in (config or {}).items() if k.lower() == "proctracktype")
     if cgroups_enforced and proctrack == "proctrack/linuxproc":
         findings.append(

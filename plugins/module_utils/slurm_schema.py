@@ -24,6 +24,7 @@ import difflib
 import re
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import expand
+from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_conf import format_value
 from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_schema_data import SCHEMAS
 
 DEFAULT_SERIES = "24.11"
@@ -87,15 +88,6 @@ def _shown(value):
     """A value as one printable line (a line break shows as \\n)."""
     text = value if isinstance(value, str) else format_value(value)
     return text.encode("unicode_escape").decode("ascii") if _CONTROL.search(text) else text
-
-
-def format_value(value):
-    """The text a value becomes in the file (booleans as YES/NO, lists comma-joined)."""
-    if isinstance(value, bool):
-        return "YES" if value else "NO"
-    if isinstance(value, (list, tuple)):
-        return ",".join(format_value(item) for item in value)
-    return str(value)
 
 
 def series_schema(series=None):
