@@ -50,8 +50,10 @@ def cluster_down(document):
     problems = []
     if down:
         problems.append("slurmctld stopped answering in %d cases" % down)
-    if not (live.get("rollback") or {}).get("restored"):
-        problems.append("the configuration that stops slurmctld was not rolled back: %s" % (live.get("rollback") or {}).get("problems"))
+    rollbacks = live.get("rollback") or {}
+    for daemon in ("slurmctld", "slurmd"):
+        if not (rollbacks.get(daemon) or {}).get("restored"):
+            problems.append("the configuration that %s refuses was not rolled back: %s" % (daemon, (rollbacks.get(daemon) or {}).get("problems")))
     if live.get("job_state") != "COMPLETED":
         problems.append("the job that ran through every case ended %s, not COMPLETED" % live.get("job_state"))
     return down, str(down), problems

@@ -94,6 +94,12 @@ def slurm_node_names(hosts, hostvars):
 
 
 @_model
+def slurm_hosts_of_nodes(hosts, hostvars, nodes):
+    """The inventory hosts among ``hosts`` that run any of the Slurm ``nodes``."""
+    return [name for name in hosts if set(_node_names(name, hostvars)) & set(nodes)]
+
+
+@_model
 def slurm_node_groups(groups, hostvars):
     """The inventory groups with each emulating host replaced by the nodes it emulates."""
     return {group: slurm_node_names(members, hostvars) for group, members in groups.items()}
@@ -307,6 +313,11 @@ def slurm_changed_keys(old_text, new_lines):
     return slurm_conf.changed_keys(old_text, "\n".join(new_lines) if isinstance(new_lines, (list, tuple)) else new_lines)
 
 
+def slurm_slurmd_pending(before_text, after_text):
+    """Nodes whose slurmd answered before a reconfigure and has not re-executed since (slurm_conf.slurmd_pending)."""
+    return slurm_conf.slurmd_pending(before_text, after_text)
+
+
 def slurm_schema_findings(params, part, variable, series=None):
     """Findings for a parameter dict against the schema of ``part`` (slurm_schema.check_parameters)."""
     return slurm_schema.check_parameters(part, params, variable, series)
@@ -336,6 +347,7 @@ class FilterModule(object):
             "slurm_gres_lines": slurm_gres_lines,
             "slurm_gres_types": slurm_gres_types,
             "slurm_groups_without": slurm_groups_without,
+            "slurm_hosts_of_nodes": slurm_hosts_of_nodes,
             "slurm_hosts_without_facts": slurm_hosts_without_facts,
             "slurm_merge_config": slurm_merge_config,
             "slurm_node_groups": slurm_node_groups,
@@ -347,6 +359,7 @@ class FilterModule(object):
             "slurm_qos_names": slurm_qos_names,
             "slurm_restart_keys": slurm_restart_keys,
             "slurm_schema_findings": slurm_schema_findings,
+            "slurm_slurmd_pending": slurm_slurmd_pending,
             "slurm_text_findings": slurm_text_findings,
             "slurm_topology_switches": slurm_topology_switches,
         }

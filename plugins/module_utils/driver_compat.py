@@ -16,8 +16,8 @@ import datetime
 import re
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import driver_compat_data as data
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 
-SEVERITIES = ("error", "warning", "info")
 PRE_TURING = ("volta", "pascal", "maxwell", "kepler")
 
 
@@ -25,7 +25,7 @@ def _finding(check_id, severity, message, row=None):
     if row is not None and row.get("tag") == "U" and severity == "error":
         severity = "warning"
         message += " (the data behind this check is unconfirmed, so it is a warning)"
-    return {"id": check_id, "severity": severity, "message": message, "source": row.get("source") if row else None}
+    return finding(check_id, message, severity=severity, source=row.get("source") if row else None)
 
 
 def version_tuple(value):

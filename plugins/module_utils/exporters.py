@@ -18,6 +18,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+
 VARIABLE = "exporters_install"
 SOURCES = ("go", "url", "file")
 KEYS = ("source", "module", "package", "version", "go_sum", "url", "file", "sha256", "args", "user", "packages")
@@ -36,7 +38,8 @@ _PLAIN_ARG = re.compile(r"^[A-Za-z0-9_@+=:,./-]+$")
 
 
 def _finding(identifier, name, key, message):
-    return {"id": identifier, "message": "%s.%s.%s: %s" % (VARIABLE, name, key, message)}
+    variable = "%s.%s.%s" % (VARIABLE, name, key)
+    return finding(identifier, "%s: %s" % (variable, message), variable)
 
 
 def _source_findings(name, spec):
@@ -97,7 +100,7 @@ def findings(install, groups):
     ``groups``: Ansible's magic variable; each key must be an inventory group.
     """
     if not isinstance(install, dict):
-        return [{"id": "EXP-TYPE", "message": "%s: %r is not a mapping; give {inventory group: exporter}" % (VARIABLE, install)}]
+        return [finding("EXP-TYPE", "%s: %r is not a mapping; give {inventory group: exporter}" % (VARIABLE, install), VARIABLE, install)]
     problems = []
     for name, spec in sorted(install.items()):
         if not _GROUP.match(str(name)) or name not in groups:
@@ -110,7 +113,8 @@ def findings(install, groups):
             )
             continue
         if not isinstance(spec, dict):
-            problems.append({"id": "EXP-TYPE", "message": "%s.%s: %r is not a mapping; give source, version and the checksum" % (VARIABLE, name, spec)})
+            where = "%s.%s" % (VARIABLE, name)
+            problems.append(finding("EXP-TYPE", "%s: %r is not a mapping; give source, version and the checksum" % (where, spec), where, spec))
             continue
         unknown = sorted(set(spec) - set(KEYS))
         if unknown:

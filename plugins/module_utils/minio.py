@@ -28,6 +28,8 @@ import posixpath
 import re
 from urllib.parse import urlsplit
 
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+
 # Erasure set sizes MinIO accepts (cmd/endpoint-ellipses.go setSizes); this
 # collection asks a distributed pool for sets of 4 or more drives.
 SINGLE_SET_SIZES = tuple(range(2, 17))
@@ -398,7 +400,9 @@ def _text(value):
 
 
 def _finding(check_id, message):
-    return {"id": check_id, "severity": "error", "message": message}
+    """Each MinIO message starts with the variable it is about."""
+    first = message.split(" ", 1)[0].split("=", 1)[0].rstrip(":;,")
+    return finding(check_id, message, first if first.startswith("minio_") else None)
 
 
 def _account_errors(variable, value):

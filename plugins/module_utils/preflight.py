@@ -2,9 +2,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Preflight checks: each returns findings with a stable id, never raises.
 
-A finding is a dict ``{id, severity, message}``; severity is ``error`` (the
-play stops before any host is changed) or ``warning`` (printed). The message
-names the variable, the value seen and the fix.
+A finding has the shared shape of module_utils/findings.py; severity is
+``error`` (the play stops before any host is changed) or ``warning``
+(printed). The message names the variable, the value seen and the fix.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import gres, slurm_conf, slurm_schema, topology
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
 # slurm.conf values that do not exist in Slurm, with what to use instead.
@@ -82,8 +83,8 @@ MUNGE_KEY_MIN_BYTES = 32
 MUNGE_KEY_MAX_BYTES = 1024
 
 
-def _finding(check_id, severity, message):
-    return {"id": check_id, "severity": severity, "message": message}
+def _finding(check_id, severity, message, variable=None, value=None):
+    return finding(check_id, message, variable, value, severity=severity)
 
 
 def findings_of(check_id, variable, function, *args):
@@ -99,7 +100,7 @@ def findings_of(check_id, variable, function, *args):
         message = str(exc)
         if not any(name in message for name in variable.split("/")):
             message = "%s: %s (%s)" % (variable, message, type(exc).__name__)
-        return [_finding(check_id, "error", message)]
+        return [_finding(check_id, "error", message, variable=variable)]
     return []
 
 
@@ -133,6 +134,7 @@ def check_groups(groups, required=("slurmctld", "slurm_compute")):
                     "groups_present",
                     "error",
                     "inventory group %s is missing or empty; add at least one host to it" % group,
+                    variable="groups.%s" % group,
                 )
             )
     controllers = groups.get("slurmctld") or []
@@ -143,6 +145,8 @@ def check_groups(groups, required=("slurmctld", "slurm_compute")):
                 "error",
                 "inventory group slurmctld has %d hosts (%s); Slurm runs one controller or a primary and a backup: "
                 "keep one or two" % (len(controllers), ", ".join(controllers)),
+                variable="groups.slurmctld",
+                value=controllers,
             )
         )
     overlap = sorted(set(controllers) & set(groups.get("slurm_compute") or []))
@@ -152,6 +156,8 @@ def check_groups(groups, required=("slurmctld", "slurm_compute")):
                 "controller_not_compute",
                 "warning",
                 "hosts %s are in both slurmctld and slurm_compute; a training job can then starve the controller" % ", ".join(overlap),
+                variable="groups.slurm_compute",
+                value=overlap,
             )
         )
     return findings
@@ -170,6 +176,7 @@ def check_munge_key(value):
                 "error",
                 "slurm_munge_key is not valid base64; give the key file base64-encoded "
                 "(base64 -w0 /etc/munge/munge.key) or leave it empty to generate one on the controller",
+                variable="slurm_munge_key",
             )
         ]
     if not MUNGE_KEY_MIN_BYTES <= len(raw) <= MUNGE_KEY_MAX_BYTES:
@@ -179,6 +186,7 @@ def check_munge_key(value):
                 "error",
                 "slurm_munge_key decodes to %d bytes; munge needs %d to %d random bytes (mungekey --create makes one)"
                 % (len(raw), MUNGE_KEY_MIN_BYTES, MUNGE_KEY_MAX_BYTES),
+                variable="slurm_munge_key",
             )
         ]
     return []
@@ -201,11 +209,7 @@ def check_slurm_config(config, cgroups_enforced=True):
         if folded in UNKNOWN_KEYS:
             reported.add(key)
             findings.append(
-                _finding(
-                    "slurm_config_key",
-                    "error",
-                    "slurm_config.%s: Slurm has no such parameter; %s" % (key, UNKNOWN_KEYS[folded]),
-                )
+                _finding("slurm_config_key", "error", "slurm_config.%s: Slurm has no such parameter; %s" % (key, UNKNOWN_KEYS[folded]), variable="slurm_config")
             )
             continue
         if value is None or isinstance(value, (dict, list, bool)):
@@ -217,11 +221,7 @@ def check_slurm_config(config, cgroups_enforced=True):
         if fix is not None:
             reported.add(key)
             findings.append(
-                _finding(
-                    "slurm_config_value",
-                    "error",
-                    "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix),
-                )
+                _finding("slurm_config_value", "error", "slurm_config.%s=%s does not exist in Slurm; use %s" % (key, value, fix), variable="slurm_config")
             )
     for key in config or {}:
         if isinstance(key, str) and key.lower() in STRUCTURE_KEYS:
@@ -231,6 +231,7 @@ def check_slurm_config(config, cgroups_enforced=True):
                     "error",
                     "slurm_config.%s: %s lines are structure the collection writes, not a parameter; declare nodes through inventory "
                     "groups (with slurm_node_config per host) and partitions through slurm_partitions" % (key, key),
+                    variable="slurm_config",
                 )
             )
             reported.add(key)
@@ -243,6 +244,7 @@ def check_slurm_config(config, cgroups_enforced=True):
                 "warning",
                 "slurm_config.ProctrackType=proctrack/linuxproc while cgroups are enforced: processes that leave "
                 "the job's process tree escape accounting and cleanup; use proctrack/cgroup",
+                variable="slurm_config",
             )
         )
     return findings
@@ -258,6 +260,8 @@ def check_accounting(groups, storage_pass):
                 "slurmdbd_count",
                 "error",
                 "inventory group slurmdbd has %d hosts (%s); this collection runs one slurmdbd: keep one" % (len(dbd), ", ".join(dbd)),
+                variable="groups.slurmdbd",
+                value=dbd,
             )
         )
     if dbd and len(storage_pass or "") < 12:
@@ -267,6 +271,7 @@ def check_accounting(groups, storage_pass):
                 "error",
                 "slurmdbd_storage_pass is %s; the accounting database needs a long random password (12+ characters, "
                 "e.g. openssl rand -base64 24), kept in a vault" % ("not set" if not storage_pass else "shorter than 12 characters"),
+                variable="slurmdbd_storage_pass",
             )
         )
     return findings
@@ -290,7 +295,7 @@ def check_preemption(preempt_type, preempt_mode):
         problem = "SUSPEND with preempt/partition_prio needs GANG (PreemptMode=SUSPEND,GANG); for training jobs REQUEUE is the usual choice"
     if problem is None:
         return []
-    return [_finding("preemption", "error", "slurm_preempt_mode=%s: %s" % (preempt_mode, problem))]
+    return [_finding("preemption", "error", "slurm_preempt_mode=%s: %s" % (preempt_mode, problem), variable="slurm_preempt_mode")]
 
 
 # PartitionName parameters the collection writes itself (slurm_conf.partition_lines).
@@ -306,15 +311,30 @@ def check_partitions(partitions, groups):
                 "partitions",
                 "error",
                 "slurm_partitions: %s are all default: true; mark exactly one" % ", ".join(map(str, defaults)),
+                variable="slurm_partitions",
             )
         )
     seen = set()
     for partition in partitions or []:
         name = partition.get("name")
         if not name:
-            findings.append(_finding("partitions", "error", "slurm_partitions: an entry has no name (%r); give every partition a name" % (partition,)))
+            findings.append(
+                _finding(
+                    "partitions",
+                    "error",
+                    "slurm_partitions: an entry has no name (%r); give every partition a name" % (partition,),
+                    variable="slurm_partitions",
+                )
+            )
         elif name in seen:
-            findings.append(_finding("partitions", "error", "slurm_partitions: partition %s is declared twice; merge the two entries or rename one" % name))
+            findings.append(
+                _finding(
+                    "partitions",
+                    "error",
+                    "slurm_partitions: partition %s is declared twice; merge the two entries or rename one" % name,
+                    variable="slurm_partitions",
+                )
+            )
         seen.add(name)
         if not partition.get("groups"):
             findings.append(
@@ -323,11 +343,19 @@ def check_partitions(partitions, groups):
                     "error",
                     "slurm_partitions: partition %s has groups=%s; list the inventory groups whose hosts it holds, e.g. groups: [slurm_compute]"
                     % (name, partition.get("groups")),
+                    variable="slurm_partitions",
                 )
             )
         problem = slurm_schema.name_problem("partition", name) if name else None
         if problem:
-            findings.append(_finding("partitions", "error", "slurm_partitions: name=%s %s; rename the partition" % (slurm_schema._shown(name), problem)))
+            findings.append(
+                _finding(
+                    "partitions",
+                    "error",
+                    "slurm_partitions: name=%s %s; rename the partition" % (slurm_schema._shown(name), problem),
+                    variable="slurm_partitions",
+                )
+            )
         config = partition.get("config") or {}
         findings += slurm_schema.check_parameters(
             "partition",
@@ -342,6 +370,7 @@ def check_partitions(partitions, groups):
                     "error",
                     "slurm_partitions: partition %s sets %s in config; the collection writes PartitionName, Nodes and Default "
                     "from name, groups and default: put the nodes in an inventory group and list it under groups" % (name, ", ".join(owned)),
+                    variable="slurm_partitions",
                 )
             )
         for group in partition.get("groups") or []:
@@ -352,6 +381,7 @@ def check_partitions(partitions, groups):
                         "error",
                         "slurm_partitions: partition %s uses inventory group %s, which is missing or empty; "
                         "add hosts to it or remove it from the partition" % (partition.get("name"), group),
+                        variable="slurm_partitions",
                     )
                 )
     return findings
@@ -398,6 +428,8 @@ def check_qos_references(groups, partitions, accounting):
                 "qos_defined",
                 "error",
                 "%s names QOS %s, but QOS need accounting and the inventory has no slurmdbd host; add one or remove the QOS" % (where, name),
+                variable=where,
+                value=name,
             )
         ]
     for where, name in references:
@@ -408,6 +440,8 @@ def check_qos_references(groups, partitions, accounting):
                     "error",
                     "%s names QOS %s, which is not declared; add {name: %s} to slurm_accounting_qos or fix the name (declared: %s)"
                     % (where, name, name, ", ".join(sorted(declared))),
+                    variable=where,
+                    value=name,
                 )
             )
     return findings
@@ -424,6 +458,8 @@ def check_node_names(groups):
             "error",
             "inventory group slurm_compute has hosts %s, which all become NodeName=%s (Slurm names a node by its short host name); "
             "give each node its own short name in the inventory and on the host" % (", ".join(names), short),
+            variable="groups.slurm_compute",
+            value=names,
         )
         for short, names in sorted(by_short.items())
         if len(names) > 1
@@ -447,6 +483,7 @@ def check_state_save(groups, config):
                 "error",
                 "slurm_config.StateSaveLocation=%s is not an absolute path; give the directory slurmctld saves its state in, e.g. %s"
                 % (location, LOCAL_STATE_SAVE),
+                variable="slurm_config",
             )
         ]
     controllers = groups.get("slurmctld") or []
@@ -461,6 +498,7 @@ def check_state_save(groups, config):
             "the backup controller cannot read the primary's saved state and would start with no jobs. Set "
             "slurm_config.StateSaveLocation to a directory on storage both controllers mount (NFS, Lustre, ...), or keep one controller"
             % (", ".join(controllers), location),
+            variable="slurm_config",
         )
     ]
 
@@ -491,6 +529,7 @@ def check_slurm_version(version):
             "slurm_package_version=%s %s, but this collection configures Slurm %s only: pin a %s build "
             "(apt-cache policy slurm-client lists them, e.g. %s.5-4 or %s.*) or leave slurm_package_version empty for the release's own"
             % (text, seen, SLURM_SERIES, SLURM_SERIES, SLURM_SERIES, SLURM_SERIES),
+            variable="slurm_package_version",
         )
     ]
 
@@ -571,6 +610,8 @@ def check_hostlists(spines=None, blocks=None):
                     "hostlist",
                     "error",
                     "%s=%s is not a hostlist expression: %s; write names or ranges such as node[01-04,07]" % (where, expression, problem),
+                    variable=where,
+                    value=expression,
                 )
             )
     return findings
@@ -597,6 +638,7 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
                 "topology",
                 "error",
                 "slurm_topology_source=%s is not a topology source; use inventory, ibnetdiscover, blocks, or empty for none" % source,
+                variable="slurm_topology_source",
             )
         ]
     if source not in _TOPOLOGY_FIX:
@@ -615,8 +657,8 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
     except (topology.TopologyError, ValueError, TypeError, AttributeError) as exc:
         errors, warnings, placed = [str(exc)], [], set()
     severity = "error" if strict else "warning"
-    findings = [_finding("topology", "error", "slurm_topology_source=%s: %s; %s" % (source, e, fix)) for e in errors]
-    findings.extend(_finding("topology", severity, "slurm_topology_source=%s: %s" % (source, w)) for w in warnings)
+    findings = [_finding("topology", "error", "slurm_topology_source=%s: %s; %s" % (source, e, fix), variable="slurm_topology_source") for e in errors]
+    findings.extend(_finding("topology", severity, "slurm_topology_source=%s: %s" % (source, w), variable="slurm_topology_source") for w in warnings)
     known = {name.split(".", 1)[0] for name in compute or ()}
     unknown = sorted(placed - known)
     if unknown and not errors:
@@ -626,6 +668,7 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
                 "error",
                 "slurm_topology_source=%s names nodes %s, which are not in slurm_compute; slurmctld would drop them. Fix the names, "
                 "or add the hosts to slurm_compute" % (source, compress(unknown)),
+                variable="slurm_topology_source",
             )
         )
     uncovered = sorted(known - placed)
@@ -636,6 +679,7 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
                 severity,
                 "slurm_topology_source=%s places no switch or block over slurm_compute nodes %s; the scheduler cannot place them by "
                 "topology. %s" % (source, compress(uncovered), fix[0].upper() + fix[1:]),
+                variable="slurm_topology_source",
             )
         )
     return findings
@@ -717,12 +761,13 @@ def check_gpus(name, gpus, present_files):
                 "gpus",
                 "error",
                 "%s: slurm_node_gpus.file=%s is not a hostlist expression: %s; write the device files as /dev/nvidia[0-7]" % (name, pattern, problem),
+                variable="slurm_node_gpus",
             )
         ]
     try:
         normalized = gres.normalize_gpus(name, gpus)
     except gres.GresError as exc:
-        return [_finding("gpus", "error", str(exc))]
+        return [_finding("gpus", "error", str(exc), variable="slurm_node_gpus")]
     if not normalized:
         return []
     missing = [f for f in normalized["files"] if f not in set(present_files or ())]
@@ -735,6 +780,7 @@ def check_gpus(name, gpus, present_files):
             "%s: slurm_node_gpus declares %d %s GPUs (%s) but %s %s not a character device there; "
             "fix slurm_node_gpus.count or .file for this host, or install the GPU driver first"
             % (name, normalized["count"], normalized["type"], normalized["file"], ", ".join(missing), "is" if len(missing) == 1 else "are"),
+            variable="slurm_node_gpus",
         )
     ]
 
@@ -744,7 +790,14 @@ def check_node_config(name, facts, node_config):
     if not node_config:
         return []
     if not isinstance(node_config, dict):
-        return [_finding("node_config", "error", "%s: slurm_node_config=%r must be a dict of NodeName parameters, e.g. {Weight: 10}" % (name, node_config))]
+        return [
+            _finding(
+                "node_config",
+                "error",
+                "%s: slurm_node_config=%r must be a dict of NodeName parameters, e.g. {Weight: 10}" % (name, node_config),
+                variable="slurm_node_config",
+            )
+        ]
     findings = []
     for key, value in node_config.items():
         folded = key.lower()
@@ -754,6 +807,7 @@ def check_node_config(name, facts, node_config):
                     "node_config",
                     "error",
                     "%s: slurm_node_config.%s=%s: the NodeName is the host's short inventory name; remove it" % (name, key, value),
+                    variable="slurm_node_config",
                 )
             )
             continue
@@ -767,7 +821,14 @@ def check_node_config(name, facts, node_config):
         try:
             wanted = int(value)
         except (TypeError, ValueError):
-            findings.append(_finding("node_config", "error", "%s: slurm_node_config.%s=%s is not a whole number; fix or remove it" % (name, key, value)))
+            findings.append(
+                _finding(
+                    "node_config",
+                    "error",
+                    "%s: slurm_node_config.%s=%s is not a whole number; fix or remove it" % (name, key, value),
+                    variable="slurm_node_config",
+                )
+            )
             continue
         have = facts.get(fact)
         if have is not None and wanted > int(have):
@@ -777,6 +838,7 @@ def check_node_config(name, facts, node_config):
                     "error",
                     "%s: slurm_node_config.%s=%s is more than the host has (%s%s); slurmctld drains a node that registers with less "
                     "(Low %s). Lower it to at most %s%s or remove it to take the value from the host's facts" % (name, key, value, have, unit, key, have, unit),
+                    variable="slurm_node_config",
                 )
             )
     return findings
@@ -819,6 +881,7 @@ def check_gres_sockets(name, node, info):
                             node.get("Sockets"),
                             per_socket,
                         ),
+                        variable="slurm_node_config",
                     )
                 ]
     return []
@@ -863,6 +926,7 @@ def check_gres_source(name, gpus, discover):
                 "error",
                 "%s: slurm_gres_discover=true and slurm_node_gpus=%s are both set; a node's GPUs come from one of them: "
                 "remove slurm_node_gpus to use what the node has, or set slurm_gres_discover: false" % (name, gpus),
+                variable="slurm_gres_discover",
             )
         ]
     return []
@@ -890,6 +954,8 @@ def host_findings(
                 "error",
                 "%s runs %s %s; this collection is tested on Debian 13 only. Add os_supported to preflight_skip "
                 "to try it anyway (untested)" % (name, os_id[0], os_id[1]),
+                variable="ansible_facts.distribution",
+                value="%s %s" % os_id,
             )
         )
     hostname = facts.get("hostname")
@@ -899,6 +965,8 @@ def host_findings(
                 "hostname_match",
                 "error",
                 "%s: its hostname is %s, but slurmd finds its NodeName by hostname; rename the host or the inventory entry so they match" % (name, hostname),
+                variable="ansible_facts.hostname",
+                value=hostname,
             )
         )
     memtotal = facts.get("memtotal_mb")
@@ -908,6 +976,7 @@ def host_findings(
                 "memory_reserve",
                 "error",
                 "%s: slurm_node_memory_reserve_mb=%s is not below its memory (%s MB); lower it" % (name, memory_reserve_mb, memtotal),
+                variable="slurm_node_memory_reserve_mb",
             )
         )
     return check_skip(skip) or [f for f in findings if f["id"] not in skip]

@@ -10,6 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.aicluster.slurm.plugins.module_utils import gres
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress, expand
 
@@ -337,3 +339,35 @@ def changed_keys(old_text, new_text):
         key = raw.split("=", 1)[0].strip()
         spelled.setdefault(key.lower(), key)
     return sorted((spelled.get(key, key) for key in set(old) | set(new) if old.get(key) != new.get(key)), key=str.lower)
+
+
+# Node states in which slurmctld does not expect a node's slurmd to answer,
+# so a reconfigure is not awaited from it.
+_SILENT_STATES = frozenset(("DOWN", "NOT_RESPONDING", "FUTURE", "POWERED_DOWN", "POWERING_DOWN", "POWERING_UP", "UNKNOWN"))
+
+
+def _node_field(line, key):
+    match = re.search(r"(?:^|\s)%s=(\S*)" % key, line)
+    return match.group(1) if match else ""
+
+
+def slurmd_start_times(text):
+    """``{node: SlurmdStartTime}`` of the nodes whose slurmd answers, from ``scontrol show node -o``."""
+    times = {}
+    for line in (text or "").splitlines():
+        name, started = _node_field(line, "NodeName"), _node_field(line, "SlurmdStartTime")
+        if name and started not in ("", "None") and not _SILENT_STATES & set(_node_field(line, "State").split("+")):
+            times[name] = started
+    return times
+
+
+def slurmd_pending(before_text, after_text):
+    """The nodes whose slurmd answered before a reconfigure and has not re-executed since.
+
+    Since 23.11 a slurmd applies ``scontrol reconfigure`` by re-executing
+    itself, and the new process registers with a new SlurmdStartTime; when it
+    cannot run with the new files the old process resumes ("reconfigure
+    failed") and keeps the old start time.
+    """
+    before, after = slurmd_start_times(before_text), slurmd_start_times(after_text)
+    return sorted(node for node, started in before.items() if after.get(node, started) == started)

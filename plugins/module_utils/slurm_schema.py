@@ -23,6 +23,7 @@ __metaclass__ = type
 import difflib
 import re
 
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding as shared_finding
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import expand
 from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_conf import format_value
 from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_schema_data import SCHEMAS
@@ -74,14 +75,7 @@ def finding(check_id, variable, value, problem, fix, severity="error", about_key
     """One finding in the shared shape; ``message`` is what the reporter prints:
     ``variable=value problem; fix`` (``variable: problem; fix`` when the key is wrong)."""
     shown = "%s: %s" % (variable, problem) if about_key else "%s=%s %s" % (variable, _shown(value), problem)
-    return {
-        "id": check_id,
-        "severity": severity,
-        "variable": variable,
-        "value": value,
-        "message": "%s; %s" % (shown, fix),
-        "fix": fix,
-    }
+    return shared_finding(check_id, "%s; %s" % (shown, fix), variable, value, fix, severity)
 
 
 def _shown(value):

@@ -192,7 +192,22 @@ def run_case(case, playbook, containers):
 CONTROLLER = "lab-ctl"
 # Passes the schema (a port) and Slurm's parser, but the node exporter holds
 # that port on the controller: slurmctld cannot bind it and stops.
-ROLLBACK_VARS = {"slurm_config": {"SlurmctldPort": 9100}, "slurm_apply_timeout": 30}
+# Passes the schema (a path) and slurmctld, which serves cgroup.conf to the
+# nodes (configless) without loading it; each slurmd's cgroup plugin cannot
+# start on it, so the re-executed slurmd gives up and the old one resumes.
+# Each: (name, variables, what the [config_apply] failure must say).
+ROLLBACKS = (
+    (
+        "slurmctld",
+        {"slurm_config": {"SlurmctldPort": 9100}, "slurm_apply_timeout": 30},
+        ("slurmctld did not run", "Address already in use", "slurmctld answers again"),
+    ),
+    (
+        "slurmd",
+        {"cgroups_config": {"CgroupMountpoint": "/nonexistent"}, "slurm_apply_timeout": 30},
+        ("slurmd on lab-node[1-2] did not run", "/nonexistent", "every slurmd runs it again"),
+    ),
+)
 
 
 def on_controller(*command, timeout=60):
@@ -235,11 +250,11 @@ def finish_job(job):
     return state.split()[0] if state else "unknown"
 
 
-def rollback_case(containers):
-    """The configuration that stops slurmctld: rolled back, with slurmctld's own error in the failure."""
+def rollback_case(containers, variables, expected):
+    """A configuration that a daemon refuses: rolled back, with that daemon's own error in the failure."""
     before = snapshot(containers)
     started = time.monotonic()
-    proc, document = ansible_playbook("site.yml", ["inventories/lab"], ROLLBACK_VARS)
+    proc, document = ansible_playbook("site.yml", ["inventories/lab"], variables)
     seconds = time.monotonic() - started
     diff = changed_hosts(before, snapshot(containers))
     messages = [line for _play, line in failure_messages(document) if line.startswith("[config_apply]")]
@@ -249,8 +264,8 @@ def rollback_case(containers):
         problems.append("the run succeeded")
     if not messages:
         problems.append("no [config_apply] failure: %s" % (failure_messages(document) or proc.stderr[-300:]))
-    elif "Address already in use" not in messages[0] or "answers again" not in messages[0]:
-        problems.append("the failure does not carry slurmctld's error and the restore: %s" % messages[0])
+    elif not all(part in messages[0] for part in expected):
+        problems.append("the failure does not say %s: %s" % (" / ".join(expected), messages[0]))
     if not answering:
         problems.append("slurmctld does not answer after the rollback")
     if diff:
@@ -323,7 +338,9 @@ def main():
         if args.live:
             watch.stopped.set()
             live.update(cluster_down_after_bad_input=down, ping_failures=watch.failures)
-            live["rollback"] = rollback_case([c for c in containers if c != OLD_OS_CONTAINER])
+            live["rollback"] = {
+                daemon: rollback_case([c for c in containers if c != OLD_OS_CONTAINER], variables, expected) for daemon, variables, expected in ROLLBACKS
+            }
             live["job_state"] = finish_job(live["job"])
             report["live"] = live
     finally:
@@ -346,16 +363,19 @@ def main():
     )
     live_ok = True
     if args.live:
-        rollback = live["rollback"]
-        print("cluster down after bad input: %d (of %d cases; %d failed pings)" % (live["cluster_down_after_bad_input"], len(results), live["ping_failures"]))
-        print(
-            "rollback of a configuration that stops slurmctld: %s (%.0f s) %s"
-            % ("restored" if rollback["restored"] else "FAIL", rollback["seconds"], rollback["message"][:300])
-        )
-        for problem in rollback["problems"]:
-            print("    " + problem)
+        for daemon, rollback in live["rollback"].items():
+            print(
+                "rollback of a configuration that %s refuses: %s (%.0f s) %s"
+                % (daemon, "restored" if rollback["restored"] else "FAIL", rollback["seconds"], rollback["message"][:300])
+            )
+            for problem in rollback["problems"]:
+                print("    " + problem)
         print("job %s across both compute nodes during every case: %s" % (live["job"], live["job_state"]))
-        live_ok = live["cluster_down_after_bad_input"] == 0 and rollback["restored"] and live["job_state"] == "COMPLETED"
+        live_ok = (
+            live["cluster_down_after_bad_input"] == 0
+            and all(rollback["restored"] for rollback in live["rollback"].values())
+            and live["job_state"] == "COMPLETED"
+        )
     return 0 if clean == len(results) and results and report["baseline"]["passed"] and live_ok else 1
 
 

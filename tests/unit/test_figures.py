@@ -17,7 +17,11 @@ GOOD = {
         "total": 56,
         "baseline": {"passed": True},
         "cases": [],
-        "live": {"cluster_down_after_bad_input": 0, "rollback": {"restored": True, "problems": []}, "job_state": "COMPLETED"},
+        "live": {
+            "cluster_down_after_bad_input": 0,
+            "rollback": {daemon: {"restored": True, "problems": []} for daemon in ("slurmctld", "slurmd")},
+            "job_state": "COMPLETED",
+        },
     },
     "secrets.json": {"secret_hits": 0, "secrets_checked": ["munge key (raw)"], "files_checked": 11, "bad_modes": [], "passed": True},
     "outage.json": {"jobs_submitted": 10, "jobs_recorded": 10, "jobs_lost": 0},
@@ -55,7 +59,14 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
             dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], cluster_down_after_bad_input=2)),
             "stopped answering in 2 cases",
         ),
-        ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], rollback={"restored": False})), "was not rolled back"),
+        (
+            "badinput.json",
+            dict(
+                GOOD["badinput.json"],
+                live=dict(GOOD["badinput.json"]["live"], rollback=dict(GOOD["badinput.json"]["live"]["rollback"], slurmd={"restored": False})),
+            ),
+            "was not rolled back",
+        ),
         ("badinput.json", dict(GOOD["badinput.json"], live=dict(GOOD["badinput.json"]["live"], job_state="FAILED")), "ended FAILED, not COMPLETED"),
         ("badinput.json", {k: v for k, v in GOOD["badinput.json"].items() if k != "live"}, "has no live section"),
         ("secrets.json", dict(GOOD["secrets.json"], secret_hits=2, passed=False), "2 secret hits in the output"),

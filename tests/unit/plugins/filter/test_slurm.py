@@ -18,6 +18,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_gres_lines,
     slurm_gres_types,
     slurm_groups_without,
+    slurm_hosts_of_nodes,
     slurm_hosts_without_facts,
     slurm_merge_config,
     slurm_node_groups,
@@ -29,6 +30,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_qos_names,
     slurm_restart_keys,
     slurm_schema_findings,
+    slurm_slurmd_pending,
     slurm_text_findings,
     slurm_topology_switches,
 )
@@ -63,6 +65,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_gres_lines": slurm_gres_lines,
         "slurm_gres_types": slurm_gres_types,
         "slurm_groups_without": slurm_groups_without,
+        "slurm_hosts_of_nodes": slurm_hosts_of_nodes,
         "slurm_hosts_without_facts": slurm_hosts_without_facts,
         "slurm_merge_config": slurm_merge_config,
         "slurm_node_groups": slurm_node_groups,
@@ -74,6 +77,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_qos_names": slurm_qos_names,
         "slurm_restart_keys": slurm_restart_keys,
         "slurm_schema_findings": slurm_schema_findings,
+        "slurm_slurmd_pending": slurm_slurmd_pending,
         "slurm_text_findings": slurm_text_findings,
         "slurm_topology_switches": slurm_topology_switches,
     }
@@ -504,3 +508,16 @@ def test_slurm_text_findings_reads_the_host_plugin_files():
     assert slurm_text_findings(lines, "slurm.conf", ["/usr/lib/x/slurm-wlm/sched_backfill.so"]) == []
     (finding,) = slurm_text_findings(lines, "slurm.conf", ["/usr/lib/x/slurm-wlm/sched_builtin.so"])
     assert "sched/backfill is not installed" in finding["message"]
+
+
+def test_slurm_hosts_of_nodes_maps_emulated_nodes_to_their_host():
+    hostvars = dict(HOSTVARS, emu1={"slurm_emulated_nodes": {"names": "gpu[001-004]", "port": 17001}})
+    hosts = ["node01", "node02", "emu1"]
+    assert slurm_hosts_of_nodes(hosts, hostvars, ["gpu003", "node02"]) == ["node02", "emu1"]
+    assert slurm_hosts_of_nodes(hosts, hostvars, []) == []
+
+
+def test_slurm_slurmd_pending():
+    before = "NodeName=a State=IDLE SlurmdStartTime=2026-12-04T20:00:00\nNodeName=b State=IDLE SlurmdStartTime=2026-12-04T20:00:00"
+    after = "NodeName=a State=IDLE SlurmdStartTime=2026-12-04T20:05:00\nNodeName=b State=IDLE SlurmdStartTime=2026-12-04T20:00:00"
+    assert slurm_slurmd_pending(before, after) == ["b"]

@@ -481,6 +481,9 @@ def test_input_findings_bad_bucket():
         {
             "id": "minio_checkpoint_bucket",
             "severity": "error",
+            "variable": "minio_checkpoint_bucket",
+            "value": None,
+            "fix": None,
             "message": "minio_checkpoint_bucket: 'Checkpoints' is not a valid S3 bucket name; use 3 to 63 lowercase letters, digits, "
             "dots and hyphens, starting and ending with a letter or digit, e.g. checkpoints",
         }

@@ -31,7 +31,7 @@ def test_findings_have_the_documented_shape():
     findings = inventory_findings({}, {"SelectType": "select/cgroup"}, [], "!!")
     assert findings
     for finding in findings:
-        assert set(finding) == {"id", "severity", "message"}
+        assert set(finding) == {"id", "severity", "variable", "value", "message", "fix"}
         assert finding["severity"] in ("error", "warning")
 
 

@@ -396,3 +396,43 @@ def test_partition_defaults_fill_only_what_a_partition_leaves_unset():
     batch, urgent = slurm_conf.partition_lines(partitions, {"g": ["n1"]}, common={"GraceTime": 300})
     assert batch == "PartitionName=batch Nodes=n1 Default=YES GraceTime=300 MaxTime=INFINITE State=UP"
     assert urgent == "PartitionName=urgent Nodes=n1 Default=NO MaxTime=INFINITE State=UP gracetime=0"
+
+
+# `scontrol show node -o` as Slurm 24.11 prints it (lab-node1, trimmed; Reason and OS hold spaces).
+SHOW_NODE = (
+    "NodeName={name} Arch=x86_64 CoresPerSocket=2 CPUAlloc=0 OS=Linux 6.18.44 #1 SMP PREEMPT_DYNAMIC @0 "
+    "RealMemory=23081 State={state} ThreadsPerCore=1 Partitions=batch BootTime=2026-12-04T14:28:58 "
+    "SlurmdStartTime={started} LastBusyTime=2026-12-04T20:13:05 Reason=disk full [root@2026-12-04T20:00:00]"
+)
+
+
+def show_node(*nodes):
+    return "\n".join(SHOW_NODE.format(name=name, state=state, started=started) for name, state, started in nodes)
+
+
+def test_slurmd_start_times_skip_nodes_whose_slurmd_is_not_expected_to_answer():
+    text = show_node(
+        ("n1", "IDLE", "2026-12-04T20:00:00"),
+        ("n2", "MIXED+DRAIN", "2026-12-04T20:00:01"),
+        ("n3", "IDLE+NOT_RESPONDING", "2026-12-04T20:00:00"),
+        ("n4", "DOWN+DRAIN", "2026-12-04T20:00:00"),
+        ("n5", "FUTURE", "None"),
+        ("n6", "UNKNOWN", "None"),
+    )
+    assert slurm_conf.slurmd_start_times(text) == {"n1": "2026-12-04T20:00:00", "n2": "2026-12-04T20:00:01"}
+    assert slurm_conf.slurmd_start_times("") == {}
+
+
+@pytest.mark.parametrize(
+    ("after", "pending"),
+    [
+        ((("n1", "IDLE", "2026-12-04T20:05:00"), ("n2", "ALLOCATED", "2026-12-04T20:05:01")), []),
+        ((("n1", "IDLE", "2026-12-04T20:05:00"), ("n2", "ALLOCATED", "2026-12-04T20:00:00")), ["n2"]),
+        ((("n1", "IDLE+NOT_RESPONDING", "2026-12-04T20:00:00"), ("n2", "IDLE", "2026-12-04T20:05:00")), ["n1"]),
+        ((("n2", "IDLE", "2026-12-04T20:05:00"),), ["n1"]),
+    ],
+    ids=["all-re-executed", "one-resumed-its-old-process", "one-stopped-answering", "one-gone"],
+)
+def test_slurmd_pending(after, pending):
+    before = show_node(("n1", "IDLE", "2026-12-04T20:00:00"), ("n2", "ALLOCATED", "2026-12-04T20:00:00"), ("n3", "DOWN", "2026-12-04T19:00:00"))
+    assert slurm_conf.slurmd_pending(before, show_node(*after)) == pending

@@ -1,0 +1,41 @@
+import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils import driver_compat, exporters, minio, preflight, slurm_schema
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+
+SHAPE = {"id", "severity", "variable", "value", "message", "fix"}
+
+
+def test_finding_has_every_key():
+    assert finding("x", "m") == {"id": "x", "severity": "error", "variable": None, "value": None, "message": "m", "fix": None}
+    assert finding("x", "m", "v", 1, "f", "warning", source="s")["source"] == "s"
+
+
+def test_finding_refuses_an_unknown_severity():
+    with pytest.raises(ValueError, match="severity 'fatal'"):
+        finding("x", "m", severity="fatal")
+
+
+@pytest.mark.parametrize(
+    "findings",
+    [
+        preflight.inventory_findings({}, {"SelectType": "select/cgroup"}, [], "!!"),
+        slurm_schema.check_parameters("slurm.conf", {"FooBar": 1, "SlurmctldTimeout": "x"}, "slurm_config"),
+        minio.credential_findings("root", "short", "root", "short"),
+        exporters.findings({"slurm_compute": {"nvidia": "nope"}}, {"slurm_compute": ["n1"]}),
+        exporters.findings("nope", {}),
+        [driver_compat._finding("kernel", "error", "m")],
+    ],
+    ids=["preflight", "schema", "minio", "exporters", "exporters-type", "driver_compat"],
+)
+def test_every_check_returns_the_shared_shape(findings):
+    assert findings
+    for item in findings:
+        assert set(item) >= SHAPE, item
+        assert item["severity"] in ("error", "warning", "info")
+
+
+def test_findings_name_their_variable():
+    assert {f["variable"] for f in minio.credential_findings("root", "short", "root", "short")} >= {"minio_root_password"}
+    assert preflight.check_munge_key("!!")[0]["variable"] == "slurm_munge_key"
+    assert preflight.check_groups({})[0]["variable"] == "groups.slurmctld"
