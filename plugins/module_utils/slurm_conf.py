@@ -368,6 +368,10 @@ def slurmd_pending(before_text, after_text):
     itself, and the new process registers with a new SlurmdStartTime; when it
     cannot run with the new files the old process resumes ("reconfigure
     failed") and keeps the old start time.
+
+    Nodes no longer configured (removed by this change) are not awaited; a
+    node that stopped answering is.
     """
     before, after = slurmd_start_times(before_text), slurmd_start_times(after_text)
-    return sorted(node for node, started in before.items() if after.get(node, started) == started)
+    configured = {_node_field(line, "NodeName") for line in (after_text or "").splitlines()}
+    return sorted(node for node, started in before.items() if node in configured and after.get(node, started) == started)
