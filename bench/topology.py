@@ -65,16 +65,22 @@ def _reset_hwm():
         return False
 
 
-def child(path):
-    """One run of the pipeline on the capture at ``path``; prints one JSON line."""
+def child(path, reset=True):
+    """One run of the pipeline on the capture at ``path``; prints one JSON line.
+
+    ``reset=False`` leaves the high-water mark alone, so that the process's
+    own peak (wait4's ru_maxrss) covers the whole run: the peers bench.
+    """
     from ansible_collections.aicluster.slurm.plugins.module_utils import ibnetdiscover, topology
 
+    t0 = time.perf_counter()
     text = pathlib.Path(path).read_text()
-    out = {"baseline_mib": round(_status_kib("VmRSS") / 1024, 1), "stages": {}}
-    resets = _reset_hwm()
+    out = {"read_s": time.perf_counter() - t0, "baseline_mib": round(_status_kib("VmRSS") / 1024, 1), "stages": {}}
+    resets = reset and _reset_hwm()
 
     def stage(name, fn):
-        _reset_hwm()
+        if resets:
+            _reset_hwm()
         t0 = time.perf_counter()
         value = fn()
         seconds = time.perf_counter() - t0
@@ -102,30 +108,28 @@ def child(path):
 
 def run_measured(argv, timeout=CHILD_TIMEOUT_S):
     """Run ``argv``; (stdout, returncode, wall seconds, peak RSS MiB of that process alone, timed out)."""
-    t0 = time.perf_counter()
-    errors = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, text=True)
     expired = []
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, text=True)
 
-    def kill():
-        expired.append(True)
-        proc.send_signal(signal.SIGKILL)
+        def kill():
+            expired.append(True)
+            proc.send_signal(signal.SIGKILL)
 
-    timer = threading.Timer(timeout, kill)
-    timer.start()
-    try:
-        stdout = proc.stdout.read()
-        _pid, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        timer.cancel()
-        proc.stdout.close()
-    errors.seek(0)
-    stderr = errors.read()
-    errors.close()
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode and not expired:
-        sys.stderr.write(stderr[-2000:])
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            stdout = proc.stdout.read()
+            _pid, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+            proc.stdout.close()
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode and not expired:
+            errors.seek(0)
+            sys.stderr.write(errors.read()[-2000:])
     return stdout, proc.returncode, wall, usage.ru_maxrss / 1024, bool(expired)
 
 
@@ -183,7 +187,7 @@ def measure(nodes, runs, directory):
     return row
 
 
-def _fmt(stat, unit=""):
+def fmt_spread(stat, unit=""):
     return "%s%s (%s-%s)" % (stat["median"], unit, stat["min"], stat["max"])
 
 
@@ -195,12 +199,10 @@ def table(rows):
             continue
         for name in STAGES:
             stage = row["stages"][name]
-            lines.append("%-7s %-9s %-26s %-26s" % (row["nodes"], name, _fmt(stage["s"]), _fmt(stage["peak_mib"])))
+            lines.append("%-7s %-9s %-26s %-26s" % (row["nodes"], name, fmt_spread(stage["s"]), fmt_spread(stage["peak_mib"])))
         targets = row.get("targets", {})
-        verdict = ", ".join(
-            "%s %s < %s: %s" % (key, row[key]["median"], t["limit"], "met" if t["met"] else "NOT met") for key, t in sorted(targets.items())
-        )
-        lines.append("%-7s %-9s %-26s %-26s %s" % (row["nodes"], "all", _fmt(row["total_s"]), _fmt(row["peak_mib"]), verdict or "-"))
+        verdict = ", ".join("%s %s < %s: %s" % (key, row[key]["median"], t["limit"], "met" if t["met"] else "NOT met") for key, t in sorted(targets.items()))
+        lines.append("%-7s %-9s %-26s %-26s %s" % (row["nodes"], "all", fmt_spread(row["total_s"]), fmt_spread(row["peak_mib"]), verdict or "-"))
         lines.append(
             "%-7s input %s MiB, %d switches in the fabric, rendered %d switches / %d nodes / %d lines, %d warnings; "
             "interpreter + modules + text before parse %s MiB; whole process %s s, maxrss %s MiB; peaks %s"
@@ -219,7 +221,7 @@ def table(rows):
             )
         )
     good = [row for row in rows if "error" not in row]
-    for small, big in zip(good, good[1:]):
+    for small, big in zip(good, good[1:], strict=False):
         grow = (big["nodes"] + big["fabric_switches"]) / (small["nodes"] + small["fabric_switches"])
         mem = (big["peak_mib"]["median"] - big["baseline_mib"]["median"]) / max(0.1, small["peak_mib"]["median"] - small["baseline_mib"]["median"])
         lines.append(
@@ -234,9 +236,10 @@ def main(argv=None):
     parser.add_argument("--sizes", default=",".join(str(n) for n in SIZES), help="node counts, comma-separated (default %(default)s)")
     parser.add_argument("--runs", type=int, default=3, help="runs per size, each a fresh process (default %(default)s)")
     parser.add_argument("--child", metavar="CAPTURE", help=argparse.SUPPRESS)
+    parser.add_argument("--no-reset", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child)
+        child(args.child, reset=not args.no_reset)
         return 0
     sizes = [int(n) for n in args.sizes.split(",") if n.strip()]
     with tempfile.TemporaryDirectory(prefix="bench-topology-") as directory:
