@@ -7,7 +7,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench build docker image collection clean topology-it badinput secrets promtool schema
+.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench bench-topology build docker image collection clean topology-it badinput secrets promtool schema
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
@@ -17,6 +17,7 @@ help:
 	@echo "make check          the fast loop: lint, unit tests, sanity, build, promtool, topology on slurmctld"
 	@echo "make scenario S=x   one molecule scenario end to end"
 	@echo "make bench          converge, topology and scheduling benchmarks (bench/README.md)"
+	@echo "make bench-topology topology stages at 1k, 16k, 64k nodes, then side by side with NVIDIA topograph (Go)"
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
 	@echo "make badinput       bad inputs (tests/badinput) through site.yml on the live lab: all rejected, no host changed, cluster up, rollback"
@@ -82,6 +83,13 @@ bench: $(VENV)/.stamp collection image
 	bash bench/add_node.sh
 	python bench/topology.py
 	bash bench/scheduling.sh 128
+
+# Parse, build, validate, render at 1k, 16k and 64k nodes (time, peak RSS),
+# then the same fabric through NVIDIA topograph (bench/topology_peers, Go
+# toolchain; skipped with a message when the module cannot be built).
+bench-topology: $(VENV)/.stamp collection
+	python bench/topology.py
+	python bench/topology_peers.py
 
 # Real fabric captures -> topology.conf -> a real slurmctld (skipped without ../shared/fabrics).
 topology-it: $(VENV)/.stamp collection image
