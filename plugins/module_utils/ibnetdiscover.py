@@ -138,13 +138,15 @@ class Fabric:
     """``nodes``: GUID to :class:`FabricNode`; ``links``: de-duplicated :class:`Link` list, sorted.
 
     ``records`` counts the Switch/Ca/Rt records read (nodes only seen from a
-    peer's port line have no record of their own).
+    peer's port line have no record of their own); ``warnings`` lists what
+    was read around (bytes that are not UTF-8, switches without a record).
     """
 
     def __init__(self):
         self.nodes = {}
         self.links = []
         self.records = 0
+        self.warnings = []
 
     def kind_nodes(self, kind):
         """Nodes of one kind, sorted by GUID."""
@@ -192,7 +194,60 @@ def _rate_key(width, speed):
     return (int(width[:-1]) if width else 0, SPEED_RANK.get(speed, 0))
 
 
-def parse(text):
+_MAGIC = (
+    (b"\x1f\x8b", "gzip-compressed", "gunzip it first"),
+    (b"BZh", "bzip2-compressed", "bunzip2 it first"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "unxz it first"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd it first"),
+    (b"PK\x03\x04", "a zip archive", "unzip it first"),
+)
+_RECORD_START_RE = re.compile(r'^\s*(?:Switch|Ca|Rt)\s+\d+\s+"')
+
+
+def _where(source, number):
+    return "%s line %d" % (source or "<input>", number)
+
+
+def decode(data, source=None):
+    """Bytes of a capture or GUID map to ``(text, warnings)``.
+
+    Raises :class:`FabricError` naming ``source`` for compressed or binary
+    content (NUL bytes). Bytes that are not UTF-8 (a node description set
+    from a Latin-1 console) are replaced by U+FFFD with a warning naming the
+    first line; the rest of the file is read as usual.
+    """
+    if isinstance(data, str):
+        return data, []
+    name = source or "<input>"
+    for magic, what, fix in _MAGIC:
+        if data.startswith(magic):
+            raise FabricError("%s is %s, not ibnetdiscover text: %s" % (name, what, fix))
+    if b"\x00" in data:
+        number = data.count(b"\n", 0, data.index(b"\x00")) + 1
+        raise FabricError("%s line %d: NUL byte, this is a binary file, not ibnetdiscover text (a --cache file? use the text output)" % (name, number))
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as error:
+        number = data.count(b"\n", 0, error.start) + 1
+        text = data.decode("utf-8", errors="replace")
+        bad = sum(1 for line in text.splitlines() if "\ufffd" in line)
+        return text, [
+            "%s line %d: byte 0x%02x is not UTF-8 (%s with such bytes, read with U+FFFD in their place); set plain ASCII node descriptions"
+            % (name, number, data[error.start], _count(bad, "line"))
+        ]
+
+
+def read_file(path):
+    """``(text, warnings)`` of a file, through :func:`decode`; :class:`FabricError` when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except (OSError, TypeError) as error:
+        raise FabricError("cannot read %s: %s" % (path, error)) from None
+    return decode(data, str(path))
+
+
+def parse(text, source=None):
     """Parse ``ibnetdiscover`` topology output into a :class:`Fabric`.
 
     Accepted: the plain and the ``-g`` (chassis-grouped, ``Non-Chassis
@@ -200,7 +255,8 @@ def parse(text):
     or missing separators between records; records in any order; noise
     lines anywhere (a stderr line on top, chassis headers, comments), which
     are skipped. Port lines belong to the last record header seen, so a
-    blank line inside a record does not lose ports.
+    blank line inside a record does not lose ports. ``text`` may be bytes
+    (see :func:`decode`); ``source`` (the file name) is named in errors.
 
     Links come from both sides (a switch's port line and the CA's port line
     report the same cable) and are de-duplicated on their two
@@ -209,12 +265,19 @@ def parse(text):
     prefix (``S-``/``H-``/``R-``). When the two sides disagree on a link's
     rate the slower one is kept, so the result never depends on record order.
 
-    Raises :class:`FabricError` when the text has no Switch, Ca or Rt record.
+    Raises :class:`FabricError`, naming the file and line, when the text has
+    no Switch, Ca or Rt record, when two records carry one GUID (both
+    lines named), when one port is cabled to two different peers, and when
+    a record or port line is cut (a truncated capture) or garbled.
     """
+    text, warnings = decode(text, source)
     fabric = Fabric()
+    fabric.warnings = warnings
     nodes = fabric.nodes
     seen_desc = {}
     links = {}
+    port_ends = {}
+    record_line = {}
     attrs = {}
     current = None
 
@@ -224,7 +287,19 @@ def parse(text):
             node = nodes[guid] = FabricNode(guid, kind)
         return node
 
-    for raw in (text or "").splitlines():
+    def claim(end, peer, number):
+        known = port_ends.get(end)
+        if known is None:
+            port_ends[end] = (peer, number)
+        elif known[0] != peer:
+            raise FabricError(
+                "%s: port %d of %s is cabled to %s[%d] here and to %s[%d] on line %d: two nodes share the GUID %s "
+                "(cloned firmware or a merged capture); give each its own GUID or capture again"
+                % (_where(source, number), end[1], end[0], peer[0], peer[1], known[0][0], known[0][1], known[1], end[0])
+            )
+
+    lines = (text or "").splitlines()
+    for number, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line:
             continue
@@ -244,6 +319,14 @@ def parse(text):
                 kind_word, nports, prefix, guid_hex, rest = match.groups()
                 guid = normalize_guid(guid_hex)
                 kind = _KINDS[kind_word.lower()]
+                if guid in record_line:
+                    first = record_line[guid]
+                    raise FabricError(
+                        "%s: duplicate GUID %s: this record (%r) and the one on line %d (%r) carry the same GUID, so they would merge "
+                        "into one node; fix the firmware GUID of one of them or capture again"
+                        % (_where(source, number), guid, " ".join(line.split())[:80], first, " ".join(lines[first - 1].split())[:80])
+                    )
+                record_line[guid] = number
                 node = node_for(guid, kind)
                 node.kind = kind
                 node.nports = int(nports)
@@ -258,9 +341,15 @@ def parse(text):
                 fabric.records += 1
                 attrs = {}
                 current = node
+            elif _RECORD_START_RE.match(line):
+                _damaged(source, number, line, number == len(lines) or not any(rest.strip() for rest in lines[number:]))
             continue
         match = _PORT_RE.match(line)
-        if not match or current is None:
+        if not match:
+            if current is not None:
+                _damaged(source, number, line, not any(rest.strip() for rest in lines[number:]))
+            continue
+        if current is None:
             continue
         port, local_pguid, prefix, remote_hex, remote_port, remote_pguid, tail = match.groups()
         port, remote_port = int(port), int(remote_port)
@@ -274,6 +363,9 @@ def parse(text):
             remote_desc = _quoted(tail)
             if remote_desc is not None:
                 seen_desc.setdefault(remote_guid, set()).add(remote_desc)
+        claim((current.guid, port), (remote_guid, remote_port), number)
+        if remote_guid != current.guid:
+            claim((remote_guid, remote_port), (current.guid, port), number)
         width, speed = _link_rate(tail)
         ends = sorted(((current.guid, port), (remote_guid, remote_port)))
         key = (ends[0][0], ends[0][1], ends[1][0], ends[1][1])
@@ -282,25 +374,49 @@ def parse(text):
             links[key] = (width, speed)
 
     if not fabric.records:
-        raise FabricError("no Switch, Ca or Rt record found: this is not ibnetdiscover topology output (run `ibnetdiscover` without -p/-l/-S)")
+        raise FabricError(
+            "%s: no Switch, Ca or Rt record found: this is not ibnetdiscover topology output (run `ibnetdiscover` without -p/-l/-S)" % (source or "input")
+        )
     for guid, descs in seen_desc.items():
         node = nodes[guid]
         if not node.has_record:
             node.desc = sorted(descs)[0]
     fabric.links = [Link(key[0], key[1], key[2], key[3], rate[0], rate[1]) for key, rate in sorted(links.items())]
+    missing = sorted(guid for guid, node in nodes.items() if node.kind == "switch" and not node.has_record)
+    if missing:
+        fabric.warnings.append(
+            "%s: %s named on peers' port lines have no record of their own (%s): the capture is incomplete (truncated, or run while "
+            "they were unreachable); their hosts are missing from the tree, capture again"
+            % (source or "the capture", _count(len(missing), "switch"), ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else ""))
+        )
     return fabric
 
 
-def parse_guid_map(text):
+def _damaged(source, number, line, last):
+    """A line that starts like a record or port line but does not parse."""
+    if last:
+        raise FabricError(
+            "%s: truncated record %r: the capture ends in the middle of a record (copied while ibnetdiscover was still writing, or cut); capture again"
+            % (_where(source, number), line[:80])
+        )
+    raise FabricError("%s: malformed record line %r (not `Switch|Ca|Rt N \"X-<guid>\" # \"<desc>\"` nor `[port] \"X-<guid>\"[port]`); fix or capture again" % (_where(source, number), line[:80]))
+
+
+def parse_guid_map(text, source=None):
     """Read an ``ibnetdiscover --node-name-map`` file into ``{guid: name}``.
 
     Lines are ``0x<guid> "<name>"``; ``#`` starts a comment. Also accepted,
     as hand-written maps use them: ``S-``/``H-`` prefixed or bare hex GUIDs
     and unquoted names (the rest of the line). GUIDs are normalised like
-    :attr:`FabricNode.guid`. Raises :class:`FabricError` on a line that is
-    neither blank, a comment nor a mapping, naming the line number.
+    :attr:`FabricNode.guid`. ``text`` may be bytes (see :func:`decode`).
+    Raises :class:`FabricError` naming ``source`` and the line on a line
+    that is neither blank, a comment nor a mapping, on a GUID of more than
+    16 hex digits, and on a GUID mapped twice to different names.
     """
+    text, _warnings = decode(text, source)
     mapping = {}
+    lines = {}
+    name_of = source or "guid map"
     for number, raw in enumerate((text or "").splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -308,8 +424,16 @@ def parse_guid_map(text):
         match = _MAP_RE.match(line)
         name = (match.group(2) if match and match.group(2) is not None else match.group(3) if match else "") or ""
         if not match or not name.strip():
-            raise FabricError('guid map line %d is not `0x<guid> "<name>"`: %r' % (number, raw))
-        mapping[normalize_guid(match.group(1))] = name.strip()
+            raise FabricError('%s line %d is not `0x<guid> "<name>"`: %r; fix or remove the line' % (name_of, number, raw[:80]))
+        if len(match.group(1).lstrip("0")) > 16:
+            raise FabricError("%s line %d: %r is longer than a 64-bit GUID (16 hex digits); fix the line" % (name_of, number, match.group(1)))
+        guid = normalize_guid(match.group(1))
+        if guid in mapping and mapping[guid] != name.strip():
+            raise FabricError(
+                "%s line %d maps %s to %r, line %d to %r: keep one of them" % (name_of, number, guid, name.strip(), lines[guid], mapping[guid])
+            )
+        mapping[guid] = name.strip()
+        lines[guid] = number
     return mapping
 
 
