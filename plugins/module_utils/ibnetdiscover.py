@@ -399,7 +399,10 @@ def _damaged(source, number, line, last):
             "%s: truncated record %r: the capture ends in the middle of a record (copied while ibnetdiscover was still writing, or cut); capture again"
             % (_where(source, number), line[:80])
         )
-    raise FabricError("%s: malformed record line %r (not `Switch|Ca|Rt N \"X-<guid>\" # \"<desc>\"` nor `[port] \"X-<guid>\"[port]`); fix or capture again" % (_where(source, number), line[:80]))
+    raise FabricError(
+        '%s: malformed record line %r (not `Switch|Ca|Rt N "X-<guid>" # "<desc>"` nor `[port] "X-<guid>"[port]`); fix or capture again'
+        % (_where(source, number), line[:80])
+    )
 
 
 def parse_guid_map(text, source=None):
@@ -429,9 +432,7 @@ def parse_guid_map(text, source=None):
             raise FabricError("%s line %d: %r is longer than a 64-bit GUID (16 hex digits); fix the line" % (name_of, number, match.group(1)))
         guid = normalize_guid(match.group(1))
         if guid in mapping and mapping[guid] != name.strip():
-            raise FabricError(
-                "%s line %d maps %s to %r, line %d to %r: keep one of them" % (name_of, number, guid, name.strip(), lines[guid], mapping[guid])
-            )
+            raise FabricError("%s line %d maps %s to %r, line %d to %r: keep one of them" % (name_of, number, guid, name.strip(), lines[guid], mapping[guid]))
         mapping[guid] = name.strip()
         lines[guid] = number
     return mapping
@@ -553,7 +554,7 @@ def _compile(patterns):
     return compiled
 
 
-def _classify(node, guid_map, hca_names, excludes, name_regex):
+def _classify(node, guid_map, appliances, excludes, name_regex):
     """``(host, hca, None, None)`` for a compute CA, else ``(None, None, category, reason)``.
 
     Identity: a ``guid_map`` entry wins; otherwise the node description,
@@ -572,7 +573,12 @@ def _classify(node, guid_map, hca_names, excludes, name_regex):
         if _SHARP_RE.search(desc):
             return None, None, "sharp", "SHARP aggregation node (in-switch reduction engine), not a host"
         if not desc or _MODEL_RE.match(desc):
-            reason = "unnamed: the description %r is only the adapter model (node description not set on the host); map its GUID in guid_map"
+            if guid_map:
+                reason = "unmapped: the description %r is only the adapter model and guid_map has no entry for its GUID; add one"
+                return None, None, "unmapped_guid", reason % desc
+            reason = (
+                "unnamed: the description %r is only the adapter model (node description not set on the host, or the host is down); map its GUID in guid_map"
+            )
             return None, None, "unnamed", reason % desc
     words = label.split()
     if not words:
@@ -602,46 +608,29 @@ def _classify(node, guid_map, hca_names, excludes, name_regex):
     for pattern, regex in excludes:
         if regex.search(host) or regex.search(label) or regex.search(desc):
             return None, None, "exclude", "matches exclude pattern %r" % pattern
-    if hca_names is not None and hca not in hca_names:
-        if hca is None:
-            return None, None, "hca", "HCA name unknown (no HCA word in the name) and hca_names is set"
-        return None, None, "hca", "HCA %r not in hca_names (%s)" % (hca, ", ".join(hca_names))
+    for pattern, regex in appliances:
+        if regex.search(host):
+            return host, hca, "appliance", "appliance (UFM, storage): host name matches %r; set appliance_patterns to change" % pattern
     return host, hca, None, None
 
 
-_CATEGORY_TEXT = {
-    "router": "IB routers",
+# Reasons a channel adapter is not rendered as a node: the keys of ``dropped``.
+DROP_REASONS = {
     "sharp": "SHARP aggregation nodes",
-    "unnamed": "unnamed adapters (model-only description; use guid_map)",
-    "invalid": "invalid host names",
-    "generic": "generic host names (localhost, ubuntu, ...)",
+    "router": "IB routers",
+    "unnamed": "unnamed adapters (model-only description: host down or description unset; use guid_map)",
+    "unmapped_guid": "model-only adapters missing from guid_map",
+    "junk_name": "invalid or generic host names (localhost, ubuntu, ...)",
+    "appliance": "appliances by name (UFM, storage; appliance_patterns)",
     "exclude": "matched exclude patterns",
-    "pattern": "did not match name_pattern",
-    "hca": "HCAs not in hca_names",
+    "name_pattern": "did not match name_pattern",
+    "other_rail": "other HCAs of placed hosts (one rail per host)",
+    "duplicate_name": "adapters claiming a host/HCA name another adapter has",
     "uncabled": "not cabled to a switch",
 }
-
-
-def _leaf_partition(leaves, adjacency, allowed):
-    """The connected groups of ``leaves`` in the switch graph restricted to ``allowed``, as a frozenset of frozensets."""
-    groups = []
-    seen = set()
-    for leaf in sorted(leaves):
-        if leaf in seen:
-            continue
-        group = set()
-        queue = deque([leaf])
-        seen.add(leaf)
-        while queue:
-            guid = queue.popleft()
-            if guid in leaves:
-                group.add(guid)
-            for peer in adjacency.get(guid, ()):
-                if peer in allowed and peer not in seen:
-                    seen.add(peer)
-                    queue.append(peer)
-        groups.append(frozenset(group))
-    return frozenset(groups)
+_CATEGORY_KEY = {"invalid": "junk_name", "generic": "junk_name", "pattern": "name_pattern"}
+# Host names of appliances that sit on the compute fabric but run no jobs (searched, case-insensitive).
+APPLIANCE_PATTERNS = ("ufm", "storage", "lustre", "gpfs", "beegfs", "weka", "ddn")
 
 
 def _components(start, adjacency, allowed):
@@ -664,70 +653,86 @@ def _components(start, adjacency, allowed):
     return components
 
 
-def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=None, root_name="fabric-root"):
+def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=None, root_name="fabric-root", appliance_patterns=APPLIANCE_PATTERNS):
     r"""Turn a :class:`Fabric` into a Slurm switch hierarchy.
 
-    Returns ``{'switches', 'excluded', 'warnings', 'levels'}``:
+    Returns ``{'switches', 'excluded', 'warnings', 'levels', 'dropped', 'rails', 'dropped_switches'}``:
 
     * ``switches``: ``{name: {'switches': [...], 'nodes': [...]}}``, children
       only. Leaves list host names in ``nodes``, upper tiers list child
       switches in ``switches``; the other list is empty. Ordered leaves
       first, then tier by tier upwards, names naturally sorted in each tier
-      and in each list.
+      and in each list. Every host is under exactly one leaf.
     * ``excluded``: ``[{'endpoint', 'reason'}]`` for every CA or router that is
-      not a compute host and every loopback cable, sorted by endpoint.
-    * ``warnings``: one summarised line per finding.
+      not rendered as a node and every loopback cable, sorted by endpoint.
+    * ``dropped``: ``{reason: count}`` of the channel adapters and routers
+      not rendered as nodes, every key of :data:`DROP_REASONS` present, so
+      that placed adapters plus ``sum(dropped.values())`` is every CA of
+      the fabric.
+    * ``rails``: ``{hca: hosts placed by it}`` (``""`` for hosts without an HCA word).
+    * ``dropped_switches``: ``{'empty_leaf', 'no_host_below', 'unreached'}`` counts.
+    * ``warnings``: one summarised line per finding (the parser's first).
     * ``levels``: the number of switch tiers kept.
 
     Host identity (per CA): ``guid_map`` (node GUID, port GUID, then system
     image GUID) wins, else the description ``<hostname> <hca>``; the host is
-    the first word, domain cut (short names only). Excluded, each with its
-    reason: routers; SHARP ``Aggregation Node`` CAs; model-only descriptions
-    (``MT4129 ConnectX7``, anything starting with ``MT<digits>``,
-    ``Mellanox Technologies`` or ``ConnectX``) unless mapped; invalid and
-    generic names (``localhost``, ``ubuntu``, see GENERIC_HOST_NAMES); names
-    or descriptions matching one of the ``exclude`` regexes
-    (case-insensitive ``re.search``, e.g. UFM or storage hosts); with
-    ``hca_names``, CAs whose HCA word is not in that list (use it to keep one
-    rail of a rail-optimised fabric); CAs not cabled to any switch.
-    ``name_pattern``: optional regex searched in each CA's name (map value or
-    description); CAs it does not match are excluded. A group ``host`` (or
-    the first group) picks the host name out of descriptions that are not
-    ``<hostname> <hca>`` (e.g. ``r'^(?P<hca>mlx5_\d+)\s+(?P<host>\S+)'``);
-    a group ``hca`` the HCA name; without groups it only filters
-    (``r'^gpu\d+ '``).
-    ``root_name``: when the compute leaves form one connected fabric but no
-    switch reaches all of them (leaf-to-leaf cables, a spine mesh), a logical
-    root of this name is added over the top switches; None leaves them
-    without a common parent (and warns, as slurmctld would).
+    the first word, domain cut (short names only). Not rendered, each with
+    its reason: routers; SHARP ``Aggregation Node`` CAs; model-only
+    descriptions (``MT4129 ConnectX7``, anything starting with
+    ``MT<digits>``, ``Mellanox Technologies`` or ``ConnectX``) unless mapped;
+    invalid and generic names (``localhost``, ``ubuntu``, see
+    GENERIC_HOST_NAMES); names or descriptions matching one of the
+    ``exclude`` regexes (case-insensitive ``re.search``); host names
+    matching ``appliance_patterns`` (UFM, storage; pass ``()`` to render
+    them); CAs not cabled to any switch. ``name_pattern``: optional regex
+    searched in each CA's name (map value or description); CAs it does not
+    match are excluded. A group ``host`` (or the first group) picks the host
+    name out of descriptions that are not ``<hostname> <hca>`` (e.g.
+    ``r'^(?P<hca>mlx5_\d+)\s+(?P<host>\S+)'``); a group ``hca`` the HCA name.
 
-    Tiers: a leaf is a switch with at least one compute host cabled to it.
-    Switches are ranked by BFS distance from the set of leaves over
-    switch-to-switch cables (loopbacks ignored); each cable between two
-    tiers is an edge from the higher tier (parent) to the lower (child).
-    Cables inside one tier (spine mesh, leaf-to-leaf) are not edges and are
-    reported, so the result is always acyclic and no switch lists a parent or
-    a peer as child. A switch that only carries excluded endpoints (storage,
-    UFM, other rails; SHARP nodes do not count) would otherwise rank above
-    the spines and become a false root (the topograph quirk): it is dropped
-    unless it is needed to connect compute leaves. Switches not connected to
-    any compute leaf are dropped with a warning, as is any non-leaf switch
-    left without children.
+    Rails: each host is placed by one adapter. ``hca_names`` is a preference
+    list: the first of its names the host has wins; a host with none of them
+    (or without ``hca_names``) uses its naturally first HCA (``mlx5_0``
+    before ``mlx5_1``, ``HCA-1`` before ``HCA-2``). The host's other
+    adapters count as ``other_rail``. An adapter whose ports reach several
+    switches places the host by its lowest-numbered port.
 
-    A host cabled to several leaves (rails, or one HCA's two ports on two
-    switches) stays under each of them, as slurmctld accepts that with a
-    warning; it is reported once with a hint to use ``hca_names``.
+    Levels come from the fabric's structure, not from where the placed hosts
+    are: a switch is host-facing (level 0) when any channel adapter other than
+    a SHARP aggregation node (which sits inside every switch, spines
+    included) is cabled to it - compute hosts, hosts that are down or
+    unnamed, other rails, storage, UFM. Every other switch is ranked by its
+    distance from the host-facing ones. A cable from level ``n + 1`` to
+    level ``n`` is a parent/child edge only when the parent is not farther
+    from the host-facing switches than the child (the sum of its distances
+    to them, each group of leaves with the same uplinks counted once, is not
+    larger; a spine missing a cable or two still passes): a
+    leaf whose hosts are powered off, or that a truncated capture shows only
+    through its uplinks, looks like a switch above the spines but is
+    farther from the other leaves than the spines are, so it never becomes
+    their parent. Host-facing switches are never parents, so a
+    leaf without placed hosts stays a leaf and is dropped (Slurm before 25.05
+    refuses empty leaves) with a warning; so is any upper switch with no
+    placed host below it. Cables inside one tier are not edges and are
+    reported, so the result is always acyclic.
+
+    Roots: several top switches stay as they are when one of them reaches
+    every placed host (slurmctld accepts that without a warning, e.g. the
+    spines of a two-level fat tree). When the hosts are one connected fabric
+    but no switch reaches all of them, a logical root ``root_name`` is added
+    over the top switches; None leaves them without a common parent (and
+    warns, as slurmctld would). Disconnected fabrics get a warning.
 
     Raises :class:`FabricError` when the fabric has no switch, when no
-    compute host is left (with the exclusion counts by reason), or on an
-    invalid regex.
+    compute host is left (with the counts by reason), or on an invalid regex.
     """
     guid_map = _normalize_map(guid_map)
     if isinstance(hca_names, str):
         hca_names = [hca_names]
-    # An empty list is "no filter" (the role's default), not "no HCA at all".
-    hca_names = [str(name) for name in hca_names] if hca_names else None
+    # An empty list is "no preference" (the role's default).
+    hca_names = [str(name) for name in hca_names] if hca_names else []
     excludes = _compile([exclude] if isinstance(exclude, str) else exclude)
+    appliances = _compile([appliance_patterns] if isinstance(appliance_patterns, str) else appliance_patterns)
     try:
         name_regex = re.compile(name_pattern) if name_pattern else None
     except re.error as error:
@@ -753,33 +758,71 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         node_links.setdefault(link.b_guid, []).append(link)
 
     excluded = []
-    categories = {}
-    endpoint_switches = set()  # switches carrying at least one non-SHARP endpoint
-    leaf_hosts = {}
-    host_leaves = {}
-    host_hcas = {}
+    dropped = dict.fromkeys(DROP_REASONS, 0)
+    host_facing = set()  # switches cabled to any adapter but a SHARP aggregation node
+    candidates = {}  # host -> [(hca sort key, guid, hca, leaf)]
+    appliance_cas = []
     labels = dict(names)  # GUID -> name for messages: switch names, then host names
+
+    def drop(node, key, reason, label=None):
+        excluded.append({"endpoint": _endpoint(node, label), "reason": reason})
+        dropped[key] += 1
+
     for guid in sorted(nodes):
         node = nodes[guid]
         if node.kind == "switch":
             continue
-        cabled = sorted({link.other(guid) for link in node_links.get(guid, ()) if link.other(guid) in switches})
-        host, hca, category, reason = _classify(node, guid_map, hca_names, excludes, name_regex)
+        ports = sorted((link.a_port if link.a_guid == guid else link.b_port, link.other(guid)) for link in node_links.get(guid, ()))
+        cabled = [peer for _port, peer in ports if peer in switches]
+        host, hca, category, reason = _classify(node, guid_map, appliances, excludes, name_regex)
+        if category != "sharp" and node.kind != "router":
+            host_facing.update(cabled)
         if host is not None and not cabled:
             host, category, reason = None, "uncabled", "not cabled to any switch"
-        if category != "sharp":
-            endpoint_switches.update(cabled)
         if host is None:
-            label = _lookup(guid_map, node)
-            excluded.append({"endpoint": _endpoint(node, label), "reason": reason})
-            categories[category] = categories.get(category, 0) + 1
+            drop(node, _CATEGORY_KEY.get(category, category), reason, _lookup(guid_map, node))
             continue
+        rank = hca_names.index(hca) if hca in hca_names else len(hca_names)
+        entry = ((rank,) + natural_key(hca or "~"), guid, hca, cabled[0])
+        if category == "appliance":
+            appliance_cas.append((host, entry, reason))
+        else:
+            candidates.setdefault(host, []).append(entry)
+    appliance_hosts = natural_sorted(host for host, _entry, _reason in appliance_cas)
+    if appliance_cas and not candidates:
+        # A fabric of nothing but such names is a lab (r-ufm101 ...): render them rather than nothing.
+        for host, entry, _reason in appliance_cas:
+            candidates.setdefault(host, []).append(entry)
+        fabric_notes = [
+            "rendered %s matching appliance_patterns, as no other host is on the fabric: %s" % (_count(len(appliance_hosts), "host"), _summary(appliance_hosts))
+        ]
+    else:
+        for _host, entry, reason in appliance_cas:
+            drop(nodes[entry[1]], "appliance", reason, _lookup(guid_map, nodes[entry[1]]))
+        fabric_notes = []
+
+    # One adapter per host: the preferred rail, then the naturally first HCA.
+    leaf_hosts = {}
+    rails = {}
+    fallback = []
+    clones = []
+    for host in natural_sorted(candidates):
+        options = sorted(candidates[host])
+        key, guid, hca, leaf = options[0]
+        leaf_hosts.setdefault(leaf, set()).add(host)
+        rails[hca or ""] = rails.get(hca or "", 0) + 1
         labels[guid] = host if hca is None else "%s %s" % (host, hca)
-        if hca is not None:
-            host_hcas.setdefault((host, hca), set()).add(node.sysimgguid or guid)
-        for switch in cabled:
-            leaf_hosts.setdefault(switch, set()).add(host)
-            host_leaves.setdefault(host, set()).add(switch)
+        if hca_names and key[0] == len(hca_names):
+            fallback.append(host)
+        for other_key, other_guid, other_hca, _leaf in options[1:]:
+            if other_hca == hca and other_key == key:
+                clones.append("%s %s" % (host, hca))
+                drop(
+                    nodes[other_guid], "duplicate_name", "%s %s is also claimed by %s (cloned node description?); map its GUID in guid_map" % (host, hca, guid)
+                )
+            else:
+                labels[other_guid] = "%s %s" % (host, other_hca)
+                drop(nodes[other_guid], "other_rail", "other rail of %s: placed by %s" % (host, hca or "its only adapter"))
 
     for link in loopbacks:
         excluded.append(
@@ -787,77 +830,68 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         )
     excluded.sort(key=lambda item: (natural_key(item["endpoint"]), item["reason"]))
 
-    if not host_leaves:
-        detail = ", ".join("%d %s" % (count, _CATEGORY_TEXT[cat]) for cat, count in sorted(categories.items(), key=lambda item: (-item[1], item[0])))
+    if not leaf_hosts:
+        detail = ", ".join("%d %s" % (count, DROP_REASONS[key]) for key, count in sorted(dropped.items(), key=lambda item: (-item[1], item[0])) if count)
         raise FabricError(
-            "no compute hosts left after filtering: %d endpoints excluded (%s); see guid_map, hca_names and exclude"
-            % (sum(categories.values()), detail or "none found")
+            "no compute hosts left after filtering: %d endpoints excluded (%s); see guid_map, exclude, appliance_patterns and name_pattern"
+            % (sum(dropped.values()), detail or "none found")
         )
 
-    warnings = []
+    warnings = list(getattr(fabric, "warnings", ())) + fabric_notes
     leaves = set(leaf_hosts)
 
     # Switch graph: switch-to-switch cables, parallel cables folded.
-    adjacency = {}
+    adjacency = {guid: set() for guid in switches}
     for link in fabric.links:
         if link.loopback or link.a_guid not in switches or link.b_guid not in switches:
             continue
-        adjacency.setdefault(link.a_guid, set()).add(link.b_guid)
-        adjacency.setdefault(link.b_guid, set()).add(link.a_guid)
+        adjacency[link.a_guid].add(link.b_guid)
+        adjacency[link.b_guid].add(link.a_guid)
 
-    # Switches with only excluded endpoints: keep only those needed to join compute leaves.
-    non_compute = endpoint_switches - leaves
-    allowed = switches - non_compute
-    target = _leaf_partition(leaves, adjacency, switches)
-    current = _leaf_partition(leaves, adjacency, allowed)
-    pending = sorted(non_compute, key=lambda guid: natural_key(names[guid]))
-    while current != target and pending:
-        progress = False
-        for guid in list(pending):
-            trial = _leaf_partition(leaves, adjacency, allowed | {guid})
-            if len(trial) < len(current):
-                allowed.add(guid)
-                pending.remove(guid)
-                current = trial
-                progress = True
-                if current == target:
-                    break
-        if not progress:
-            allowed.update(pending)
-            pending = []
-            current = _leaf_partition(leaves, adjacency, allowed)
-    if pending:
-        warnings.append(
-            "dropped %s carrying only excluded endpoints (storage, UFM, other rails, unnamed adapters) and not needed to connect the compute "
-            "leaves, so none becomes a false parent: %s" % (_count(len(pending), "switch"), _summary(names[guid] for guid in pending))
-        )
-
-    # Tiers by BFS from the leaves.
-    distance = {leaf: 0 for leaf in leaves}
-    queue = deque(sorted(leaves))
-    while queue:
-        guid = queue.popleft()
-        for peer in sorted(adjacency.get(guid, ())):
-            if peer in allowed and peer not in distance:
-                distance[peer] = distance[guid] + 1
-                queue.append(peer)
-    unreached = sorted((allowed - set(distance)), key=lambda guid: natural_key(names[guid]))
-    if unreached:
-        warnings.append(
-            "dropped %s not connected to any compute leaf (another fabric, or an island of excluded hosts): %s"
-            % (_count(len(unreached), "switch"), _summary(names[guid] for guid in unreached))
-        )
+    # An adapter-only switch cabled straight to a compute leaf is not taken for a leaf (a storage switch hanging off a leaf).
+    host_facing = leaves | {guid for guid in host_facing if not adjacency[guid] & leaves}
+    distance = _bfs(sorted(host_facing), adjacency)
+    spread = _farness(host_facing, adjacency)
 
     children = {guid: set() for guid in distance}
     peers = set()
     for guid in distance:
-        for peer in adjacency.get(guid, ()):
+        for peer in adjacency[guid]:
             if peer not in distance:
                 continue
-            if distance[guid] > distance[peer]:
+            if distance[guid] == distance[peer] + 1 and spread.get(guid, 0) <= spread.get(peer, 0):
                 children[guid].add(peer)
             elif distance[guid] == distance[peer] and guid < peer:
                 peers.add((guid, peer))
+
+    # Placed hosts below each switch, as a bit set of compute leaves (an int), children before parents.
+    bit = {leaf: 1 << index for index, leaf in enumerate(sorted(leaves))}
+    below = {}
+    for guid in sorted(distance, key=lambda g: (distance[g], g)):
+        mask = bit.get(guid, 0)
+        if guid not in host_facing:
+            for child in children[guid]:
+                mask |= below[child]
+        below[guid] = mask
+    kept = {guid for guid, mask in below.items() if mask}
+    empty_leaves = sorted((host_facing - leaves), key=lambda g: natural_key(names[g]))
+    no_below = sorted((set(distance) - host_facing - kept), key=lambda g: natural_key(names[g]))
+    unreached = sorted(switches - set(distance), key=lambda g: natural_key(names[g]))
+    if empty_leaves:
+        warnings.append(
+            "dropped %s with no compute host (their adapters are other rails, storage, UFM, hosts down or unnamed); they stay leaves, never "
+            "parents: %s" % (_count(len(empty_leaves), "leaf switch"), _summary(names[guid] for guid in empty_leaves))
+        )
+    if no_below:
+        warnings.append(
+            "dropped %s with no compute host below (a leaf whose hosts are all down or missing from the capture, or a redundant top "
+            "switch), so none is ranked above the spines: %s" % (_count(len(no_below), "switch"), _summary(names[guid] for guid in no_below))
+        )
+    if unreached:
+        warnings.append(
+            "dropped %s not connected to any host-facing switch (another fabric, or cut off in the capture): %s"
+            % (_count(len(unreached), "switch"), _summary(names[guid] for guid in unreached))
+        )
     if peers:
         pairs = sorted((tuple(natural_sorted((names[a], names[b]))) for a, b in peers), key=lambda pair: (natural_key(pair[0]), natural_key(pair[1])))
         example = ", ".join("%s <-> %s" % pair for pair in pairs[:3])
@@ -865,65 +899,41 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             "left out %s cabled within one tier (spine mesh or leaf-to-leaf): such cables are not parent/child edges: %s%s"
             % (_count(len(pairs), "switch pair"), example, ", ..." if len(pairs) > 3 else "")
         )
-
-    # A non-leaf switch without children adds nothing (cannot happen with BFS ranks, kept as a guard).
-    kept = set(distance)
-    while True:
-        empty = sorted(guid for guid in kept if guid not in leaves and not (children[guid] & kept))
-        if not empty:
-            break
-        warnings.append("dropped %s with no hosts below: %s" % (_count(len(empty), "switch"), _summary(names[guid] for guid in empty)))
-        kept -= set(empty)
-
-    # Multi-leaf hosts.
-    multi = natural_sorted(host for host, hosts_leaves in host_leaves.items() if len(hosts_leaves) > 1)
-    if multi:
-        example = multi[0]
-        example_leaves = natural_sorted(names[guid] for guid in host_leaves[example])
-        hcas = {}
-        for key in host_hcas:
-            hcas[key[1]] = hcas.get(key[1], 0) + 1
-        hint = min(hcas, key=lambda hca: (-hcas[hca], natural_key(hca))) if hcas else "mlx5_0"
+    if fallback:
         warnings.append(
-            "found %s cabled to more than one leaf switch (rail-optimised fabric or several HCAs), e.g. %s under %s; each is listed under "
-            "all of them (slurmctld warns 'Multiple leaf switches contain nodes'); pass hca_names (e.g. ['%s']) to place each host by one rail"
-            % (_count(len(multi), "host"), example, ", ".join(example_leaves), hint)
+            "placed %s by their first HCA, as they have none of hca_names (%s), e.g. %s"
+            % (_count(len(fallback), "host"), ", ".join(hca_names), ", ".join(fallback[:3]))
         )
-
-    duplicates = natural_sorted("%s %s" % key for key, owners in host_hcas.items() if len(owners) > 1)
-    if duplicates:
+    if clones:
         warnings.append(
             "found %s claimed by more than one adapter (cloned node descriptions?), e.g. %r; map their GUIDs in guid_map"
-            % (_count(len(duplicates), "host/HCA name"), duplicates[0])
+            % (_count(len(clones), "host/HCA name"), clones[0])
         )
+    multi_rail = sum(1 for host in candidates if len(candidates[host]) > 1)
+    lost = dropped["unnamed"] + dropped["unmapped_guid"]
+    if lost:
+        warnings.append("left out %s named only by their model (host down, description unset or missing from guid_map); see excluded" % _count(lost, "adapter"))
 
     # Disconnected fabrics and the missing common root.
     add_root = False
-    groups = _components(leaves, adjacency, kept)
+    everything = (1 << len(leaves)) - 1
+    groups = _components(leaves, {guid: children[guid] | {p for p in children if guid in children[p]} for guid in kept}, kept)
     if len(groups) > 1:
-        sizes = sorted((len({h for g in group if g in leaves for h in leaf_hosts[g]}) for group in groups), reverse=True)
-        warnings.append(
-            "the compute hosts sit on %d disconnected fabrics (%s hosts); jobs cannot span them: put each in its own partition"
-            % (len(groups), "/".join(str(size) for size in sizes))
-        )
-    elif len(kept) > 1:
-        # Leaves below each switch as a bit set (an int), children before parents.
-        bit = {leaf: 1 << index for index, leaf in enumerate(sorted(leaves))}
-        below = {}
-        for guid in sorted(kept, key=lambda g: (distance[g], g)):
-            mask = bit.get(guid, 0)
-            for child in children[guid] & kept:
-                mask |= below[child]
-            below[guid] = mask
-        everything = (1 << len(leaves)) - 1
-        if not any(mask == everything for mask in below.values()):
-            if root_name:
-                add_root = True
-            else:
-                warnings.append(
-                    "no switch reaches all compute leaves through its descendants (slurmctld warns the same); jobs cannot span leaves without a "
-                    "common parent unless TopologyParam=TopoOptional is set"
-                )
+        joined = _components(leaves, adjacency, switches)
+        if len(joined) > 1:
+            sizes = sorted((len({h for g in group if g in leaves for h in leaf_hosts[g]}) for group in joined), reverse=True)
+            warnings.append(
+                "the compute hosts sit on %d disconnected fabrics (%s hosts); jobs cannot span them: put each in its own partition"
+                % (len(joined), "/".join(str(size) for size in sizes))
+            )
+    if len(kept) > 1 and not any(below[guid] == everything for guid in kept):
+        if root_name and len(_components(leaves, adjacency, switches)) == 1:
+            add_root = True
+        else:
+            warnings.append(
+                "no switch reaches all compute leaves through its descendants (slurmctld warns the same); jobs cannot span leaves without a "
+                "common parent unless TopologyParam=TopoOptional is set"
+            )
 
     if loopbacks:
         warnings.append(
@@ -940,9 +950,9 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             tree[names[guid]] = {"switches": natural_sorted(names[child] for child in children[guid] if child in kept), "nodes": []}
     levels = max(distance[guid] for guid in kept) + 1
     if add_root:
-        # One connected fabric whose top switches are cabled to each other
-        # (leaf-to-leaf, spine mesh): a logical root over them is true to the
-        # cabling and is what SchedMD recommends (leaves plus one top switch).
+        # One connected fabric whose top switches do not share a parent
+        # (leaf-to-leaf, spine mesh): a logical root over them is what
+        # SchedMD recommends (leaves plus one top switch).
         tops = natural_sorted(name for name in tree if not any(name in entry["switches"] for entry in tree.values()))
         root = root_name
         while root in tree:
@@ -950,12 +960,57 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         tree[root] = {"switches": tops, "nodes": []}
         levels += 1
         warnings.append("no switch reached all compute leaves, but they are one connected fabric: added the logical root %s over %s" % (root, _summary(tops)))
+    if multi_rail:
+        warnings.append(
+            "placed %s with several adapters by one rail each (%s); the other adapters are counted as other_rail"
+            % (
+                _count(multi_rail, "host"),
+                ", ".join("%s: %d" % (hca or "-", count) for hca, count in sorted(rails.items(), key=lambda item: natural_key(item[0]))),
+            )
+        )
     return {
         "switches": tree,
         "excluded": excluded,
         "warnings": warnings,
         "levels": levels,
+        "dropped": dropped,
+        "rails": rails,
+        "dropped_switches": {"empty_leaf": len(empty_leaves), "no_host_below": len(no_below), "unreached": len(unreached)},
     }
+
+
+def _bfs(sources, adjacency):
+    """Hop distance from the nearest of ``sources`` over ``adjacency``."""
+    distance = dict.fromkeys(sources, 0)
+    queue = deque(sources)
+    while queue:
+        guid = queue.popleft()
+        for peer in adjacency[guid]:
+            if peer not in distance:
+                distance[peer] = distance[guid] + 1
+                queue.append(peer)
+    return distance
+
+
+def _farness(targets, adjacency):
+    """``{switch: sum of its distances to the reachable classes of targets}`` (smaller is more central).
+
+    Targets with the same set of neighbours form one class (every switch but
+    themselves is equally far from each of them), counted once so that a
+    big pod does not outweigh a small one; a fat tree costs one BFS per pod,
+    not per leaf, and memory is one distance table at a time. A member is 2
+    hops from its own class (0 when alone in it).
+    """
+    classes = {}
+    for guid in targets:
+        classes.setdefault(frozenset(adjacency[guid]), []).append(guid)
+    total = {}
+    for neighbours, members in classes.items():
+        distance = _bfs(sorted(members), adjacency)
+        size = len(members)
+        for guid, hops in distance.items():
+            total[guid] = total.get(guid, 0) + (hops if hops else 2 if size > 1 and neighbours else 0)
+    return total
 
 
 def _degraded(fabric, switches, labels):

@@ -426,11 +426,12 @@ def test_spine_mesh_is_not_a_cycle():
 
 def test_rail_optimized_all_rails():
     tree = tree_of("rail_optimized.txt")
-    assert leaves_per_host(tree) == {"dgx01": 2, "dgx02": 2, "dgx03": 2}
-    text = warning(tree, "more than one leaf")
-    assert "found 3 hosts" in text
-    assert "hca_names" in text
-    assert "dgx01 under su1-rail1, su1-rail2" in text
+    # One rail per host, the naturally first HCA: never a host under several leaves.
+    assert leaves_per_host(tree) == {"dgx01": 1, "dgx02": 1, "dgx03": 1}
+    assert tree["switches"]["su1-rail1"]["nodes"] == ["dgx01", "dgx02", "dgx03"]
+    assert "placed 3 hosts with several adapters by one rail each (mlx5_0: 3)" in warning(tree, "one rail each")
+    assert tree["dropped"]["other_rail"] == 3
+    assert tree["rails"] == {"mlx5_0": 3}
 
 
 def test_empty_hca_names_filters_nothing():
@@ -443,8 +444,17 @@ def test_rail_optimized_one_rail(hca, leaf, dropped):
     tree = tree_of("rail_optimized.txt", hca_names=[hca])
     assert tree["switches"] == {leaf: {"switches": [], "nodes": ["dgx01", "dgx02", "dgx03"]}, "su1-spine": {"switches": [leaf], "nodes": []}}
     assert not any("more than one leaf" in text for text in tree["warnings"])
-    assert dropped in warning(tree, "only excluded endpoints")
-    assert sum("not in hca_names" in item["reason"] for item in tree["excluded"]) == 3
+    assert dropped in warning(tree, "stay leaves, never parents")
+    assert sum(item["reason"].startswith("other rail of") for item in tree["excluded"]) == 3
+
+
+def test_hca_names_is_a_preference_not_a_filter():
+    """A host without the preferred HCA is placed by its first one, with a warning; nothing vanishes."""
+    tree = tree_of("rail_optimized.txt", hca_names=["mlx5_7", "mlx5_1"])
+    assert tree["switches"]["su1-rail2"]["nodes"] == ["dgx01", "dgx02", "dgx03"]
+    tree = tree_of("rail_optimized.txt", hca_names=["mlx5_7"])
+    assert hosts_of(tree) == {"dgx01", "dgx02", "dgx03"}
+    assert "placed 3 hosts by their first HCA, as they have none of hca_names (mlx5_7)" in warning(tree, "first HCA")
 
 
 def _reasons(tree):
@@ -453,13 +463,17 @@ def _reasons(tree):
 
 def test_sharp_unnamed_generic():
     tree = tree_of("ndr_sharp_unnamed.txt")
-    assert hosts_of(tree) == {"hgx01", "hgx03", "ufm-01"}
+    assert hosts_of(tree) == {"hgx01", "hgx03"}
+    assert tree["dropped"]["appliance"] == 1
+    assert tree["dropped"]["sharp"] == 4
+    assert tree["dropped"]["junk_name"] == 2
+    assert hosts_of(tree_of("ndr_sharp_unnamed.txt", appliance_patterns=())) == {"hgx01", "hgx03", "ufm-01"}
     reasons = _reasons(tree)
     assert sum("SHARP aggregation node" in reason for reason in reasons.values()) == 4
     assert reasons['"MT4129 ConnectX7 Mellanox Technologies" (0x0002c90300a00620)'].startswith("unnamed")
     assert "not a unique host name" in reasons['"localhost mlx5_0" (0x0002c90300a00630)']
     assert "not a unique host name" in reasons['"ubuntu mlx5_0" (0x0002c90300a00670)']
-    assert len(tree["excluded"]) == 9
+    assert len(tree["excluded"]) == 10
 
 
 def test_leaf_with_only_excluded_hosts_is_not_a_parent():
@@ -468,7 +482,7 @@ def test_leaf_with_only_excluded_hosts_is_not_a_parent():
     assert "storage-leaf-01" not in tree["switches"]
     assert roots(tree) == ["ib-spine-01"]
     assert tree["switches"]["ib-spine-01"]["switches"] == ["ib-leaf-01", "ib-leaf-02"]
-    assert "storage-leaf-01" in warning(tree, "only excluded endpoints")
+    assert "storage-leaf-01" in warning(tree, "stay leaves, never parents")
 
 
 def test_guid_map_and_exclude():
@@ -548,9 +562,10 @@ def test_grouped_chassis():
         "ISR9024-Voltaire-edge-2": {"switches": [], "nodes": ["vc03", "vc04"]},
         boards[0]: {"switches": ["ISR9024-Voltaire-edge-1", "ISR9024-Voltaire-edge-2"], "nodes": []},
         boards[1]: {"switches": ["ISR9024-Voltaire-edge-1", "ISR9024-Voltaire-edge-2"], "nodes": []},
-        "ISR9288-Voltaire-sFB-12D": {"switches": boards, "nodes": []},
     }
-    assert tree["levels"] == 3
+    # The chassis above two boards that each reach every leaf is a redundant top: dropped, the boards stay two roots.
+    assert "ISR9288-Voltaire-sFB-12D" in warning(tree, "redundant top switch")
+    assert tree["levels"] == 2
 
 
 def test_no_blank_lines():
@@ -580,7 +595,7 @@ def test_unreachable_switches_dropped():
     tree = to_tree(parse(fixture("fat_tree_2level.txt") + island))
     check_tree(tree)
     assert not {"island-a", "island-b"} & set(tree["switches"])
-    assert warning(tree, "not connected to any compute leaf").endswith(": island-a,island-b")
+    assert warning(tree, "not connected to any host-facing switch").endswith(": island-a,island-b")
 
 
 def test_name_pattern_filters_and_extracts():
@@ -648,8 +663,8 @@ def test_error_no_switches():
 
 
 def test_error_no_hosts_left():
-    with pytest.raises(FabricError, match=r"no compute hosts left after filtering: 6 endpoints excluded \(6 HCAs not in hca_names\)"):
-        to_tree(parse(fixture("rail_optimized.txt")), hca_names=["mlx5_7"])
+    with pytest.raises(FabricError, match=r"no compute hosts left after filtering: 6 endpoints excluded \(6 matched exclude patterns\)"):
+        to_tree(parse(fixture("rail_optimized.txt")), exclude=["^dgx"])
 
 
 def test_error_only_unnamed():
@@ -676,10 +691,10 @@ def _guid_map_for_unnamed(fabric):
 
 CAPTURE_CASES = [
     # file, guid map file, to_tree kwargs, switches, levels, hosts
-    ("topograph-ndr-example.ibnetdiscover", None, {}, 40, 2, 120),
-    ("topograph-ndr-example.ibnetdiscover", None, {"hca_names": ["mlx5_0"]}, 11, 2, 18),
+    ("topograph-ndr-example.ibnetdiscover", None, {}, 17, 2, 119),
+    ("topograph-ndr-example.ibnetdiscover", None, {"hca_names": ["mlx5_0"]}, 17, 2, 119),
     ("topograph-ndr-example.ibnetdiscover", None, {"hca_names": ["mlx5_0", "HCA-1"], "exclude": ["ufm"]}, 17, 2, 119),
-    ("hpc_toolset-qdr-x5.ibnetdiscover", "hpc_toolset-qdr-x5.guid-map", {}, 11, 3, 86),
+    ("hpc_toolset-qdr-x5.ibnetdiscover", "hpc_toolset-qdr-x5.guid-map", {}, 10, 2, 86),
     ("ibtopotool-1.ibnetdiscover", "generated", {}, 3, 2, 4),
     ("ibtopotool-2.ibnetdiscover", None, {}, 1, 1, 2),
     ("ibtopotool-3.ibnetdiscover", None, {}, 3, 2, 5),
@@ -730,8 +745,9 @@ def test_capture_ndr_excluded_reasons():
     assert sum(reason.startswith("SHARP aggregation node") for reason in reasons) == 40
     assert sum(reason.startswith("unnamed") for reason in reasons) == 69
     assert sum("not a unique host name" in reason for reason in reasons) == 5
-    assert len(reasons) == 114
-    assert "found 120 hosts cabled to more than one leaf switch" in warning(tree, "more than one leaf")
+    assert tree["dropped"] == dict.fromkeys(tree["dropped"], 0) | {"sharp": 40, "unnamed": 69, "junk_name": 5, "appliance": 2, "other_rail": 347}
+    # Every CA is either placed or counted.
+    assert len(hosts_of(tree)) + sum(tree["dropped"].values()) == sum(node.kind == "ca" for node in fabric.nodes.values())
     spines = [name for name in tree["switches"] if "SPINE" in name]
     assert len(spines) == 9
     assert roots(tree) == spines
@@ -752,7 +768,8 @@ def test_capture_x5_named_hosts():
     assert len(guid_map) == 86
     tree = _capture_tree("hpc_toolset-qdr-x5.ibnetdiscover", "hpc_toolset-qdr-x5.guid-map", {})[1]
     assert hosts_of(tree) == set(guid_map.values())
-    assert [item["reason"].split(":")[0] for item in tree["excluded"]] == ["unnamed"] * 3
+    assert [item["reason"].split(":")[0] for item in tree["excluded"]] == ["unmapped"] * 3
+    assert tree["dropped"]["unmapped_guid"] == 3
 
 
 @needs_captures
