@@ -12,10 +12,12 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover impo
     normalize_guid,
     parse,
     parse_guid_map,
+    read_file,
     sanitize_name,
     switch_names,
     to_tree,
 )
+from ansible_collections.aicluster.slurm.plugins.module_utils.topology import validate_tree
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "ibnetdiscover"
 # Real captures: evaluation data kept outside the collection (../shared/fabrics), read only when present.
@@ -804,3 +806,193 @@ def test_capture_degenerate_ca_only():
     assert [node.kind for node in fabric.nodes.values()] == ["ca"]
     with pytest.raises(FabricError, match="no switches"):
         to_tree(fabric)
+
+
+# ---------------------------------------------------------------- generated fabrics, healthy and damaged
+
+
+def _damaged_fabrics():
+    path = pathlib.Path(__file__).resolve().parent / "damaged_fabrics.py"
+    spec = importlib.util.spec_from_file_location("damaged_fabrics", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DAMAGED = _damaged_fabrics()
+
+
+def _parents(tree):
+    return [(name, child) for name, entry in tree["switches"].items() for child in entry["switches"]]
+
+
+def check_generated(fabric, result, truth, complete=True):
+    """The issue's properties: one leaf per host, no switch above one nearer the hosts, no junk, every CA placed or counted."""
+    switches = result["switches"]
+    check_tree(result)
+    assert set(leaves_per_host(result).values()) == {1}
+    level = truth["level"]
+    for parent, child in _parents(result):
+        if parent in level and child in level:
+            assert level[parent] > level[child], (parent, child, truth["shape"])
+    for name, entry in switches.items():
+        if entry["nodes"]:
+            assert level.get(name) == 0, (name, truth["shape"])
+    rendered = hosts_of(result)
+    assert not rendered & truth["junk"]
+    assert rendered <= truth["hosts"]
+    cas = sum(node.kind == "ca" for node in fabric.nodes.values())
+    assert len(rendered) + sum(result["dropped"].values()) == cas
+    if complete:
+        assert rendered == truth["hosts"], truth["shape"]
+        errors, found = validate_tree(switches, known_nodes=sorted(truth["hosts"]))
+        assert (errors, found) == ([], []), truth["shape"]
+    elif rendered != truth["hosts"]:
+        # Hosts lost to a damaged capture are reported, never silent.
+        assert any("no record of their own" in text for text in result["warnings"]), truth["shape"]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_generated_fabrics_properties(seed):
+    rng = random.Random(seed)
+    text, truth = DAMAGED.fabric(rng)
+    fabric = parse(text)
+    if not truth["hosts"]:
+        with pytest.raises(FabricError, match="no compute hosts left"):
+            to_tree(fabric)
+        return
+    result = to_tree(fabric, hca_names=["mlx5_0"])
+    check_generated(fabric, result, truth)
+    if truth["shape"]["rails"] == 2:
+        assert result["dropped"]["other_rail"] == len(truth["hosts"])
+        assert set(result["rails"]) == {"mlx5_0"}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dead_leaf_never_above_spines(seed):
+    """A leaf whose hosts are all powered off keeps only its uplinks; it must not become a parent of the spines."""
+    rng = random.Random(1000 + seed)
+    text, truth = DAMAGED.fabric(rng, dead_leaves=1)
+    fabric = parse(text)
+    result = to_tree(fabric)
+    check_generated(fabric, result, truth)
+    for dead in truth["dead"]:
+        assert dead not in result["switches"]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_truncated_capture_reports_lost_hosts(seed):
+    rng = random.Random(2000 + seed)
+    text, truth = DAMAGED.fabric(rng, levels=2)
+    lines = text.splitlines()
+    cut = "\n".join(lines[: int(len(lines) * rng.uniform(0.3, 0.95))]) + "\n"
+    failure = None
+    try:
+        fabric = parse(cut, source="cut.txt")
+        result = to_tree(fabric)
+    except FabricError as error:
+        failure = str(error)
+    if failure is not None:
+        # Only clear errors may come out of a cut: nothing left, or a cut record.
+        assert re.search(r"no compute hosts left|no Switch, Ca or Rt record|cut.txt line \d+: truncated record", failure), failure
+        return
+    check_generated(fabric, result, truth, complete=False)
+
+
+def test_truncated_capture_mid_line_is_an_error():
+    text, _truth = DAMAGED.fabric(random.Random(7), levels=2)
+    head = text[: text.index("\n[2]\t", text.index("Switch")) + 9]
+    number = head.count("\n") + 1
+    with pytest.raises(FabricError, match=r"^fab.txt line %d: truncated record %s: the capture ends" % (number, re.escape(repr(head.splitlines()[-1])))):
+        parse(head, source="fab.txt")
+
+
+def test_generated_shapes_are_varied():
+    """The generator really draws the damaged shapes the properties are checked on."""
+    shapes = [DAMAGED.fabric(random.Random(seed))[1]["shape"] for seed in range(60)]
+    for key in ("sharp", "ufm", "storage", "down", "dead", "missing"):
+        assert any(shape[key] for shape in shapes), key
+    assert {shape["levels"] for shape in shapes} == {2, 3}
+    assert {shape["rails"] for shape in shapes} == {1, 2}
+
+
+# ---------------------------------------------------------------- damaged input: each class with its message
+
+
+def _two_leaves():
+    return fixture("fat_tree_2level.txt")
+
+
+def test_damaged_duplicate_switch_guid_names_both_records():
+    text = _two_leaves()
+    guids = re.findall(r'^Switch\s+\d+\s+"S-([0-9a-f]+)"', text, re.M)
+    damaged = text.replace("S-" + guids[1], "S-" + guids[0]).replace("0x" + guids[1], "0x" + guids[0])
+    lines = damaged.splitlines()
+    first, second = [n for n, line in enumerate(lines, 1) if line.startswith("Switch") and guids[0] in line][:2]
+    with pytest.raises(FabricError, match=r"^f.txt line %d: duplicate GUID 0x%s: this record .* and the one on line %d" % (second, guids[0], first)):
+        parse(damaged, source="f.txt")
+
+
+def test_damaged_duplicate_ca_guid():
+    text = _two_leaves()
+    guids = re.findall(r'^Ca\s+\d+\s+"H-([0-9a-f]+)"', text, re.M)
+    damaged = text.replace(guids[1], guids[0])
+    with pytest.raises(FabricError, match=r"f.txt line \d+: (duplicate GUID 0x%s|port 1 of 0x%s is cabled to)" % (guids[0], guids[0])):
+        parse(damaged, source="f.txt")
+
+
+def test_damaged_non_utf8_is_read_with_a_warning():
+    data = _two_leaves().encode().replace(b"node01 mlx5_0", b"node01 mlx5_0 caf\xe9")
+    number = data[: data.index(b"\xe9")].count(b"\n") + 1
+    fabric = parse(data, source="latin1.txt")
+    assert fabric.warnings[0].startswith("latin1.txt line %d: byte 0xe9 is not UTF-8" % number)
+    assert "node01" in hosts_of(to_tree(fabric))
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x1f\x8b\x08\x00rest", r"^cap.gz is gzip-compressed, not ibnetdiscover text: gunzip it first$"),
+        (b"BZh91AY", r"^cap.gz is bzip2-compressed"),
+        (b"\xfd7zXZ\x00\x00", r"^cap.gz is xz-compressed"),
+        (b"vendid=0x2c9\n\x00\x01\x02", r"^cap.gz line 2: NUL byte, this is a binary file"),
+    ],
+    ids=["gzip", "bzip2", "xz", "binary"],
+)
+def test_damaged_binary_or_compressed(data, message):
+    with pytest.raises(FabricError, match=message):
+        parse(data, source="cap.gz")
+
+
+def test_damaged_garbled_record_line():
+    lines = _two_leaves().splitlines()
+    number = next(n for n, line in enumerate(lines, 1) if line.startswith("Switch"))
+    lines[number - 1] = lines[number - 1][:20]
+    with pytest.raises(FabricError, match=r"^g.txt line %d: malformed record line %s" % (number, re.escape(repr(lines[number - 1])))):
+        parse("\n".join(lines) + "\n", source="g.txt")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('0x0002c90300a00001 "node01"\nnot a mapping\n', r'^map.txt line 2 is not `0x<guid> "<name>"`: \'not a mapping\'; fix or remove the line$'),
+        ('0x0002c90300a00001 "node01"\n0x1234567890abcdef12 "x"\n', r"^map.txt line 2: '1234567890abcdef12' is longer than a 64-bit GUID"),
+        ('0x1 "node01"\n0x01 "node02"\n', r"^map.txt line 2 maps 0x0000000000000001 to 'node02', line 1 to 'node01': keep one of them$"),
+        (b'0x1 "node01"\n\x1f\x8b', r"^map.txt line 2: NUL byte|^map.txt is gzip"),
+    ],
+    ids=["not-a-mapping", "long-guid", "conflict", "binary"],
+)
+def test_damaged_guid_map(text, message):
+    if isinstance(text, bytes):
+        text = b"\x1f\x8b" + text
+    with pytest.raises(FabricError, match=message):
+        parse_guid_map(text, source="map.txt")
+
+
+def test_read_file_names_the_file(tmp_path):
+    path = tmp_path / "capture.txt"
+    path.write_bytes(b"\x1f\x8b\x08\x00")
+    with pytest.raises(FabricError, match="capture.txt is gzip-compressed"):
+        read_file(str(path))
+    with pytest.raises(FabricError, match="cannot read .*missing.txt"):
+        read_file(str(tmp_path / "missing.txt"))
