@@ -822,7 +822,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
                 )
             else:
                 labels[other_guid] = "%s %s" % (host, other_hca)
-                drop(nodes[other_guid], "other_rail", "other rail of %s: placed by %s" % (host, hca or "its only adapter"))
+                drop(nodes[other_guid], "other_rail", "other rail: its host is placed by %s" % (hca or "another adapter"))
 
     for link in loopbacks:
         excluded.append(
@@ -1011,6 +1011,14 @@ def _farness(targets, adjacency):
         for guid, hops in distance.items():
             total[guid] = total.get(guid, 0) + (hops if hops else 2 if size > 1 and neighbours else 0)
     return total
+
+
+def dropped_summary(dropped):
+    """One line for ``dropped``: ``not rendered as nodes: 40 sharp, 69 unnamed, ...`` (None when nothing was dropped)."""
+    counts = ["%d %s" % (count, key) for key, count in sorted(dropped.items(), key=lambda item: (-item[1], item[0])) if count]
+    if not counts:
+        return None
+    return "not rendered as nodes: %s adapters (%s); `excluded` lists each with its reason" % (sum(dropped.values()), ", ".join(counts))
 
 
 def _degraded(fabric, switches, labels):

@@ -18,7 +18,10 @@ description:
   - What would stop slurmctld (duplicate switch, name of 64 characters or more, a switch with both nodes and switches,
     an undefined child, a cycle) fails the task and writes nothing. What slurmctld only warns about (a node under no
     switch or under several leaves, no common root, nodes unknown to slurm.conf) is returned in RV(warnings), or fails
-    the task when O(strict=true).
+    the task when O(strict=true). Fabric findings (switches or adapters left out, degraded cables) are returned in
+    RV(warnings) too but never fail O(strict), as slurmctld does not see them.
+  - A damaged capture or GUID map (duplicate GUIDs, a truncated or garbled record, a compressed or binary file, a bad
+    map line) fails the task with the file, the line and the fix; bytes that are not UTF-8 are read with a warning.
   - Output is deterministic; the file is written atomically and only when its content changes.
 options:
   dest:
@@ -64,7 +67,17 @@ options:
     description: Path to a GUID to host name map (C(ibnetdiscover --node-name-map) format) for HCAs named only by their model.
     type: path
   hca_names:
-    description: Only these HCAs count (for example C([mlx5_0])), to pick one rail on multi-rail hosts.
+    description:
+      - Rail preference (for example C([mlx5_0, HCA-1])) - each host is placed under one leaf, by the first of these
+        HCAs it has; a host with none of them (or without this option) is placed by its naturally first HCA. The other
+        adapters are counted in RV(dropped) as C(other_rail). It is not a filter; use O(exclude) to leave hosts out.
+    type: list
+    elements: str
+  appliance_patterns:
+    description:
+      - Regular expressions (searched, case-insensitive) for host names of appliances that are on the fabric but run no
+        jobs; they are counted as C(appliance) in RV(dropped). Default C(ufm), C(storage), C(lustre), C(gpfs),
+        C(beegfs), C(weka), C(ddn); C([]) renders them. When every host matches, they are rendered with a warning.
     type: list
     elements: str
   exclude:
@@ -147,12 +160,12 @@ EXAMPLES = r"""
       - {name: leaf2, nodes: "gpu[033-064]"}
     nodes: ["gpu[001-064]"]
 
-- name: From the fabric itself, one rail, SHARP and storage left out
+- name: From the fabric itself, one rail per host (mlx5_0, else HCA-1), SHARP, UFM and storage left out
   aicluster.slurm.slurm_topology:
     dest: /etc/slurm/topology.conf
     ibnetdiscover_run: true
-    hca_names: [mlx5_0]
-    exclude: ["^storage", "UFM"]
+    hca_names: [mlx5_0, HCA-1]
+    exclude: ["^login"]
     strict: true
   register: topo
 
@@ -186,6 +199,26 @@ excluded:
   type: list
   elements: dict
   sample: [{endpoint: "0x98039b0300a1b2c3 Mellanox Technologies Aggregation Node", reason: "SHARP aggregation node"}]
+dropped:
+  description:
+    - Channel adapters and routers of the fabric not rendered as nodes, counted by reason (ibnetdiscover sources; every
+      key present). Placed hosts plus these counts is every adapter of the capture. Also summarised in RV(warnings).
+    - Keys C(sharp), C(router), C(unnamed) (model-only description - host down or unset), C(unmapped_guid) (model-only
+      and not in O(guid_map)), C(junk_name) (invalid or generic names such as localhost), C(appliance), C(exclude),
+      C(name_pattern), C(other_rail), C(duplicate_name), C(uncabled).
+  returned: success, source ibnetdiscover
+  type: dict
+  sample: {sharp: 40, unnamed: 69, junk_name: 5, appliance: 2, other_rail: 347, router: 0}
+dropped_switches:
+  description: Switches left out - C(empty_leaf) (host-facing, no placed host), C(no_host_below), C(unreached).
+  returned: success, source ibnetdiscover
+  type: dict
+  sample: {empty_leaf: 23, no_host_below: 0, unreached: 0}
+rails:
+  description: Hosts placed by each HCA name.
+  returned: success, source ibnetdiscover
+  type: dict
+  sample: {HCA-1: 102, mlx5_0: 17}
 warnings:
   description: What slurmctld would warn about, and fabric findings.
   returned: always
@@ -208,31 +241,47 @@ from ansible_collections.aicluster.slurm.plugins.module_utils import ibnetdiscov
 
 
 def _source(module):
-    """The tree or blocks from the one source given, plus excluded endpoints and fabric warnings."""
+    """The tree or blocks from the one source given, plus excluded endpoints, fabric warnings and the fabric's counts."""
     params = module.params
     if params["blocks"] is not None:
-        return None, topology.blocks_from_list(params["blocks"]), [], [], []
+        return None, topology.blocks_from_list(params["blocks"]), [], [], [], {}
     if params["switches"] is not None:
         tree, duplicates = topology.switches_from_list(params["switches"])
-        return tree, None, duplicates, [], []
-    if params["ibnetdiscover_run"]:
-        rc, text, err = module.run_command([module.get_bin_path("ibnetdiscover", required=True)])
-        if rc != 0:
-            module.fail_json(msg="ibnetdiscover failed (rc=%d): %s" % (rc, err.strip()))
-    else:
-        text = _read(module, params["ibnetdiscover"], "ibnetdiscover")
-    guid_map = ibnetdiscover.parse_guid_map(_read(module, params["guid_map"], "guid_map")) if params["guid_map"] else None
+        return tree, None, duplicates, [], [], {}
+    notes = []
     try:
+        if params["ibnetdiscover_run"]:
+            rc, text, err = module.run_command([module.get_bin_path("ibnetdiscover", required=True)])
+            if rc != 0:
+                module.fail_json(msg="ibnetdiscover failed (rc=%d): %s" % (rc, err.strip()))
+            source = "ibnetdiscover output"
+        else:
+            source = params["ibnetdiscover"]
+            text, notes = ibnetdiscover.read_file(source)
+        guid_map = None
+        if params["guid_map"]:
+            map_text, map_notes = ibnetdiscover.read_file(params["guid_map"])
+            notes += map_notes
+            guid_map = ibnetdiscover.parse_guid_map(map_text, source=params["guid_map"])
+        kwargs = {}
+        if params["appliance_patterns"] is not None:
+            kwargs["appliance_patterns"] = params["appliance_patterns"]
         result = ibnetdiscover.to_tree(
-            ibnetdiscover.parse(text),
+            ibnetdiscover.parse(text, source=source),
             guid_map=guid_map,
             hca_names=params["hca_names"],
             exclude=params["exclude"],
             root_name=params["root_name"] or None,
+            **kwargs,
         )
     except (ValueError, re.error) as exc:
         module.fail_json(msg="ibnetdiscover: %s" % exc)
-    return result["switches"], None, [], result["excluded"], result["warnings"]
+    warnings = notes + result["warnings"]
+    line = ibnetdiscover.dropped_summary(result["dropped"])
+    if line:
+        warnings.append(line)
+    extra = {"dropped": result["dropped"], "dropped_switches": result["dropped_switches"], "rails": result["rails"]}
+    return result["switches"], None, [], result["excluded"], warnings, extra
 
 
 def _current(path):
@@ -243,19 +292,11 @@ def _current(path):
         return ""
 
 
-def _read(module, path, option):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (OSError, TypeError) as exc:
-        module.fail_json(msg="%s: cannot read %s: %s" % (option, path, exc))
-
-
 def render(module):
     """-> (content, summary, excluded, warnings); fails the module on invalid input."""
     params = module.params
     fmt = params["format"]
-    tree, blocks, duplicates, excluded, warnings = _source(module)
+    tree, blocks, duplicates, excluded, warnings, extra = _source(module)
     known = None
     if params["nodes"] is not None:
         known = topology.names_of(params["nodes"])
@@ -271,9 +312,10 @@ def render(module):
         summary = topology.summary_tree(tree) if not errors else {}
     warnings = list(warnings) + found
     if errors:
-        module.fail_json(msg="invalid topology: " + "; ".join(errors), errors=errors, warnings=warnings, excluded=excluded)
-    if warnings and params["strict"]:
-        module.fail_json(msg="strict: " + "; ".join(warnings), warnings=warnings, excluded=excluded)
+        module.fail_json(msg="invalid topology: " + "; ".join(errors), errors=errors, warnings=warnings, excluded=excluded, **extra)
+    # strict agrees with slurmctld: it fails on what slurmctld itself would warn about, not on fabric findings.
+    if found and params["strict"]:
+        module.fail_json(msg="strict: " + "; ".join(found), warnings=warnings, excluded=excluded, **extra)
 
     if fmt == "yaml":
         main = {"name": params["topology_name"], "cluster_default": True}
@@ -288,7 +330,7 @@ def render(module):
     else:
         lines = topology.render_tree(tree)
     header = ["# Managed by aicluster.slurm.slurm_topology; changes here are overwritten."]
-    return "\n".join(header + lines) + "\n", summary, excluded, warnings, tree
+    return "\n".join(header + lines) + "\n", summary, excluded, warnings, tree, extra
 
 
 def _write(module, dest, content):
@@ -315,6 +357,7 @@ def main():
             "guid_map": {"type": "path"},
             "hca_names": {"type": "list", "elements": "str"},
             "exclude": {"type": "list", "elements": "str"},
+            "appliance_patterns": {"type": "list", "elements": "str"},
             "root_name": {"type": "str", "default": "fabric-root"},
             "blocks": {"type": "list", "elements": "dict", "options": {"name": {"type": "str", "required": True}, "nodes": {"type": "raw"}}},
             "block_sizes": {"type": "list", "elements": "int"},
@@ -333,7 +376,7 @@ def main():
     params = module.params
     try:
         topology.check_format(params["format"], params["slurm_version"])
-        content, summary, excluded, warnings, tree = render(module)
+        content, summary, excluded, warnings, tree, extra = render(module)
     except topology.TopologyError as exc:
         module.fail_json(msg=str(exc))
 
@@ -344,6 +387,7 @@ def main():
     before = _current(dest)
     changed = before != content
     result = {"dest": dest, "summary": summary, "excluded": excluded, "warnings": warnings, "content": content}
+    result.update(extra)
     if module._diff:
         result["diff"] = {"before": before, "after": content, "before_header": dest, "after_header": dest}
     if changed and not module.check_mode:

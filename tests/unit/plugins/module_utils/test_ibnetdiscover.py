@@ -447,7 +447,7 @@ def test_rail_optimized_one_rail(hca, leaf, dropped):
     assert tree["switches"] == {leaf: {"switches": [], "nodes": ["dgx01", "dgx02", "dgx03"]}, "su1-spine": {"switches": [leaf], "nodes": []}}
     assert not any("more than one leaf" in text for text in tree["warnings"])
     assert dropped in warning(tree, "stay leaves, never parents")
-    assert sum(item["reason"].startswith("other rail of") for item in tree["excluded"]) == 3
+    assert sum(item["reason"].startswith("other rail: its host is placed by") for item in tree["excluded"]) == 3
 
 
 def test_hca_names_is_a_preference_not_a_filter():

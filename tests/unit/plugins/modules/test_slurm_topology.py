@@ -1,6 +1,7 @@
 """Unit tests for the slurm_topology module, run in-process through the run_module fixture."""
 
 import os
+import re
 import stat
 
 import pytest
@@ -456,3 +457,65 @@ def test_ibnetdiscover_tree_with_strict_fails_on_unknown_nodes(run, dest, fabric
     assert result["failed"] is True
     assert "gpu004" in result["msg"]
     assert not dest.exists()
+
+
+def test_ibnetdiscover_returns_and_prints_dropped_counts(run, dest, fabric_file):
+    result = run(dest=str(dest), ibnetdiscover=str(fabric_file))
+    # storage01 is an appliance by the default patterns: counted, never a node.
+    assert result["dropped"]["appliance"] == 1
+    assert sum(result["dropped"].values()) == 1
+    assert "storage01" not in dest.read_text()
+    assert "not rendered as nodes: 1 adapters (1 appliance); `excluded` lists each with its reason" in result["warnings"]
+    assert result["rails"] == {"mlx5_0": 4}
+    assert result["dropped_switches"] == {"empty_leaf": 0, "no_host_below": 0, "unreached": 0}
+
+
+def test_strict_with_hca_names_passes_on_a_multi_rail_fabric(run, dest, tmp_path):
+    """The module's EXAMPLES: one rail per host by preference, fabric findings never fail strict."""
+    second = FABRIC.replace('"gpu001 mlx5_0" lid 11', '"gpu001 mlx5_0" lid 11').replace(
+        '[3]\t"H-a088c20300000019"[1](a088c20300000019) \t\t# "storage01 mlx5_0" lid 19 4xNDR',
+        '[3]\t"H-a088c20300000021"[1](a088c20300000021) \t\t# "gpu003 mlx5_1" lid 21 4xNDR',
+    )
+    path = tmp_path / "rails.ibnetdiscover"
+    path.write_text(second)
+    result = run(dest=str(dest), ibnetdiscover=str(path), hca_names=["mlx5_0", "HCA-1"], strict=True, nodes=["gpu[001-004]"])
+    assert result.get("failed") is not True, result
+    assert result["dropped"]["other_rail"] == 1
+    assert result["summary"]["nodes"] == 4
+    assert "SwitchName=leaf2 Nodes=gpu[003-004]\n" in dest.read_text()
+    assert not any("several leaf switches" in text for text in result["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x1f\x8b\x08\x00", r"^ibnetdiscover: .*capture is gzip-compressed, not ibnetdiscover text: gunzip it first$"),
+        (FABRIC.encode().replace(b"\nvendid", b"\n\x00vendid", 1), r"^ibnetdiscover: .*capture line \d+: NUL byte, this is a binary file"),
+        (FABRIC.encode() + FABRIC.encode()[: FABRIC.index("Switch") + 40], r"^ibnetdiscover: .*capture line \d+: duplicate GUID 0xb8cef60300000001"),
+    ],
+    ids=["gzip", "binary", "duplicate-guid"],
+)
+def test_damaged_capture_fails_naming_the_file(run, dest, tmp_path, data, message, fabric_file):
+    path = tmp_path / "capture"
+    path.write_bytes(data)
+    result = run(dest=str(dest), ibnetdiscover=str(path))
+    assert result["failed"] is True
+    assert str(path) in result["msg"]
+    assert re.match(message, result["msg"]), result["msg"]
+    assert not dest.exists()
+
+
+def test_non_utf8_capture_is_read_with_a_warning(run, dest, tmp_path, fabric_file):
+    path = tmp_path / "latin1"
+    path.write_bytes(FABRIC.encode().replace(b"MF0;spine1:MQM9700/U1", b"MF0;spine1:MQM9700/U1 caf\xe9", 1))
+    result = run(dest=str(dest), ibnetdiscover=str(path))
+    assert result.get("failed") is not True, result
+    assert result["warnings"][0].startswith("%s line 5: byte 0xe9 is not UTF-8" % path)
+
+
+def test_malformed_guid_map_fails_naming_file_and_line(run, dest, tmp_path, fabric_file):
+    path = tmp_path / "map"
+    path.write_text('0xa088c20300000011 "gpu001"\n0xzz nonsense\n')
+    result = run(dest=str(dest), ibnetdiscover=str(fabric_file), guid_map=str(path))
+    assert result["failed"] is True
+    assert result["msg"].startswith('ibnetdiscover: %s line 2 is not `0x<guid> "<name>"`' % path)
