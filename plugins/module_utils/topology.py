@@ -155,10 +155,8 @@ def validate_tree(tree, duplicates=(), known_nodes=None, slurm_version="24.11"):
             "%d nodes are under several leaf switches (%s, e.g. %s under %s); slurmctld warns 'Multiple leaf switches "
             "contain nodes' - choose one rail (hca_names) for scheduling" % (len(multi), compress(multi), multi[0], ", ".join(sorted(leaves_of[multi[0]])))
         )
-    reach = reachable_nodes(tree, level)
-    every = set(leaves_of)
-    if every and not any(reach[name] >= every for name in tree):
-        roots = sorted((name for name in tree if not any(name in s["switches"] for s in tree.values())), key=_natural)
+    roots = top_switches(tree)
+    if leaves_of and not any(reaches_all(tree, root, len(leaves_of)) for root in roots):
         warnings.append(
             "no switch reaches every node (top-level switches: %s); slurmctld warns 'no switch can reach all nodes' and jobs "
             "cannot span switches without a common ancestor unless TopologyParam=TopoOptional" % compress(roots)
@@ -180,17 +178,27 @@ def validate_tree(tree, duplicates=(), known_nodes=None, slurm_version="24.11"):
     return errors, warnings
 
 
-def reachable_nodes(tree, level=None):
-    """The nodes each switch reaches through its descendants."""
-    if level is None:
-        level, dummy = levels(tree)
-    reach = {}
-    for name in sorted(level, key=lambda n: level[n]):
-        nodes = set(tree[name]["nodes"])
-        for child in tree[name]["switches"]:
-            nodes |= reach.get(child, set())
-        reach[name] = nodes
-    return reach
+def top_switches(tree):
+    """The switches that are no switch's child, in natural order."""
+    children = {child for switch in tree.values() for child in switch["switches"]}
+    return sorted((name for name in tree if name not in children), key=_natural)
+
+
+def reaches_all(tree, top, count):
+    """Whether ``top`` reaches ``count`` distinct nodes through its descendants.
+
+    A switch that reaches every node has a top switch above it that does too,
+    so only the tops need asking; one walk each, linear in switches + nodes.
+    """
+    seen, nodes, stack = {top}, set(), [top]
+    while stack:
+        switch = tree[stack.pop()]
+        nodes.update(switch["nodes"])
+        for child in switch["switches"]:
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return len(nodes) >= count
 
 
 def render_tree(tree):
