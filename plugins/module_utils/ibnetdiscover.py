@@ -94,6 +94,8 @@ class FabricNode:
     record or was only named on peers' port lines.
     """
 
+    __slots__ = ("guid", "kind", "desc", "nports", "sysimgguid", "port_guids", "has_record")
+
     def __init__(self, guid, kind, desc="", nports=0):
         self.guid = guid
         self.kind = kind
@@ -113,6 +115,9 @@ class Link:
     ``width`` (``4x``) and ``speed`` (``NDR``) are ``None`` when unknown
     (``??`` in the output or not shown). A loopback cable has ``a_guid == b_guid``.
     """
+
+    # A fabric of 64k hosts has some 200k links: no per-instance dict.
+    __slots__ = ("a_guid", "a_port", "b_guid", "b_port", "width", "speed")
 
     def __init__(self, a_guid, a_port, b_guid, b_port, width=None, speed=None):
         self.a_guid = a_guid
@@ -179,14 +184,23 @@ def _quoted(text):
     return text[first + 1 : last]
 
 
-def _link_rate(text):
-    """``(width, speed)`` from the tail of a port line (after the last quote)."""
-    last = text.rfind('"')
-    match = _LINK_RE.search(text[last + 1 :] if last >= 0 else text)
+def _link_rate(text, rates):
+    """``(width, speed)`` from the tail of a port line (after the last quote).
+
+    ``rates`` (a dict) keeps one tuple per distinct rate, shared by all the links of a fabric.
+    """
+    match = _LINK_RE.search(text, text.rfind('"') + 1)
     if not match:
-        return None, None
-    width, speed = match.groups()
-    return (None if width == "??" else width), (None if speed == "??" else speed)
+        return _NO_RATE
+    found = match.groups()
+    rate = rates.get(found)
+    if rate is None:
+        width, speed = found
+        rate = rates[found] = ((None if width == "??" else width), (None if speed == "??" else speed))
+    return rate
+
+
+_NO_RATE = (None, None)
 
 
 def _rate_key(width, speed):
@@ -271,117 +285,84 @@ def parse(text, source=None):
     a record or port line is cut (a truncated capture) or garbled.
     """
     text, warnings = decode(text, source)
+    text = text or ""
     fabric = Fabric()
     fabric.warnings = warnings
     nodes = fabric.nodes
-    seen_desc = {}
-    links = {}
-    port_ends = {}
+    guids = _GuidCache()
+    rates = {}
+    remote_descs = {}  # GUID of a node without a record yet -> the least description its peers show
+    links = {}  # ((guid, port), (guid, port)) sorted -> (width, speed)
+    port_ends = {}  # (guid, port) -> ((peer guid, peer port), line number)
     record_line = {}
     attrs = {}
     current = None
 
-    def node_for(guid, kind):
-        node = nodes.get(guid)
-        if node is None:
-            node = nodes[guid] = FabricNode(guid, kind)
-        return node
-
-    def claim(end, peer, number):
-        known = port_ends.get(end)
-        if known is None:
-            port_ends[end] = (peer, number)
-        elif known[0] != peer:
-            raise FabricError(
-                "%s: port %d of %s is cabled to %s[%d] here and to %s[%d] on line %d: two nodes share the GUID %s "
-                "(cloned firmware or a merged capture); give each its own GUID or capture again"
-                % (_where(source, number), end[1], end[0], peer[0], peer[1], known[0][0], known[0][1], known[1], end[0])
-            )
-
-    lines = (text or "").splitlines()
-    for number, raw in enumerate(lines, 1):
+    for number, raw in enumerate(_lines(text), 1):
         line = raw.strip()
         if not line:
             continue
         if line[0] != "[":
             match = _ATTR_RE.match(line)
             if match:
-                key = match.group(1).lower()
-                if current is not None or key in attrs:
+                if current is not None or match.group(1).lower() in attrs:
                     attrs = {}
                 current = None
-                attrs[key] = normalize_guid(match.group(2)) if key not in ("vendid", "devid") else match.group(2).lower()
-                if key == "switchguid" and match.group(3):
-                    attrs["port0"] = normalize_guid(match.group(3))
+                _read_attr(match, attrs, guids)
                 continue
             match = _HEADER_RE.match(line)
             if match:
-                kind_word, nports, prefix, guid_hex, rest = match.groups()
-                guid = normalize_guid(guid_hex)
-                kind = _KINDS[kind_word.lower()]
-                if guid in record_line:
-                    first = record_line[guid]
-                    raise FabricError(
-                        "%s: duplicate GUID %s: this record (%r) and the one on line %d (%r) carry the same GUID, so they would merge "
-                        "into one node; fix the firmware GUID of one of them or capture again"
-                        % (_where(source, number), guid, " ".join(line.split())[:80], first, " ".join(lines[first - 1].split())[:80])
-                    )
-                record_line[guid] = number
-                node = node_for(guid, kind)
-                node.kind = kind
-                node.nports = int(nports)
-                desc = _quoted(rest.split("#", 1)[1]) if "#" in rest else None
-                if desc is not None:
-                    node.desc = desc
-                node.has_record = True
-                if "sysimgguid" in attrs:
-                    node.sysimgguid = attrs["sysimgguid"]
-                if "port0" in attrs and kind == "switch":
-                    node.port_guids[0] = attrs["port0"]
+                current = _read_header(match, nodes, guids, attrs, record_line, text, source, number, line)
                 fabric.records += 1
                 attrs = {}
-                current = node
             elif _RECORD_START_RE.match(line):
-                _damaged(source, number, line, number == len(lines) or not any(rest.strip() for rest in lines[number:]))
+                _damaged(source, number, line, _last_line(text, number))
             continue
         match = _PORT_RE.match(line)
         if not match:
             if current is not None:
-                _damaged(source, number, line, not any(rest.strip() for rest in lines[number:]))
+                _damaged(source, number, line, _last_line(text, number))
             continue
         if current is None:
             continue
         port, local_pguid, prefix, remote_hex, remote_port, remote_pguid, tail = match.groups()
-        port, remote_port = int(port), int(remote_port)
-        remote_guid = normalize_guid(remote_hex)
-        remote = node_for(remote_guid, _PREFIX_KIND[prefix.upper()])
+        local = (current.guid, int(port))
+        remote_guid = guids[remote_hex]
+        remote_end = (remote_guid, int(remote_port))
+        remote = nodes.get(remote_guid)
+        if remote is None:
+            remote = nodes[remote_guid] = FabricNode(remote_guid, _PREFIX_KIND[prefix.upper()])
         if local_pguid:
-            current.port_guids[port] = normalize_guid(local_pguid)
+            current.port_guids[local[1]] = guids[local_pguid]
         if remote_pguid:
-            remote.port_guids[remote_port] = normalize_guid(remote_pguid)
+            remote.port_guids[remote_end[1]] = guids[remote_pguid]
         if not remote.has_record:
             remote_desc = _quoted(tail)
             if remote_desc is not None:
-                seen_desc.setdefault(remote_guid, set()).add(remote_desc)
-        claim((current.guid, port), (remote_guid, remote_port), number)
-        if remote_guid != current.guid:
-            claim((remote_guid, remote_port), (current.guid, port), number)
-        width, speed = _link_rate(tail)
-        ends = sorted(((current.guid, port), (remote_guid, remote_port)))
-        key = (ends[0][0], ends[0][1], ends[1][0], ends[1][1])
+                known = remote_descs.get(remote_guid)
+                if known is None or remote_desc < known:
+                    remote_descs[remote_guid] = remote_desc
+        key = (local, remote_end) if local <= remote_end else (remote_end, local)
         known = links.get(key)
-        if known is None or ((width or speed) and (known == (None, None) or _rate_key(width, speed) < _rate_key(*known))):
-            links[key] = (width, speed)
+        if known is None or remote_guid == current.guid:
+            # The second report of a cable (from its other end) claims nothing new, except on a loopback.
+            _claim(port_ends, local, remote_end, number, source)
+            if remote_guid != current.guid:
+                _claim(port_ends, remote_end, local, number, source)
+        rate = _link_rate(tail, rates)
+        if known is None or ((rate[0] or rate[1]) and (known == (None, None) or _rate_key(*rate) < _rate_key(*known))):
+            links[key] = rate
 
     if not fabric.records:
         raise FabricError(
             "%s: no Switch, Ca or Rt record found: this is not ibnetdiscover topology output (run `ibnetdiscover` without -p/-l/-S)" % (source or "input")
         )
-    for guid, descs in seen_desc.items():
+    port_ends.clear()
+    for guid, desc in remote_descs.items():
         node = nodes[guid]
         if not node.has_record:
-            node.desc = sorted(descs)[0]
-    fabric.links = [Link(key[0], key[1], key[2], key[3], rate[0], rate[1]) for key, rate in sorted(links.items())]
+            node.desc = desc
+    fabric.links = [Link(a[0], a[1], b[0], b[1], *links[a, b]) for a, b in sorted(links)]
     missing = sorted(guid for guid, node in nodes.items() if node.kind == "switch" and not node.has_record)
     if missing:
         fabric.warnings.append(
@@ -390,6 +371,82 @@ def parse(text, source=None):
             % (source or "the capture", _count(len(missing), "switch"), ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else ""))
         )
     return fabric
+
+
+class _GuidCache(dict):
+    """Raw GUID text -> :func:`normalize_guid` of it, computed once (a GUID is named on every cable to its node)."""
+
+    def __missing__(self, text):
+        guid = self[text] = normalize_guid(text)
+        return guid
+
+
+def _lines(text, chunk=1 << 20):
+    """``text.splitlines()``, one chunk at a time: the list of every line of a big capture is larger than the text.
+
+    Chunks end just after a ``\\n``, which ends a line wherever it is, so the lines are the same.
+    """
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + chunk)
+        end = len(text) if end < 0 else end + 1
+        yield from text[start:end].splitlines()
+        start = end
+
+
+def _last_line(text, number):
+    """Whether nothing but blank lines follows line ``number`` (a capture cut there)."""
+    return not any(rest.strip() for rest in text.splitlines()[number:])
+
+
+def _read_attr(match, attrs, guids):
+    """Store one ``key=value`` line (``vendid=``, ``switchguid=``, ...) of the record being read."""
+    key = match.group(1).lower()
+    attrs[key] = guids[match.group(2)] if key not in ("vendid", "devid") else match.group(2).lower()
+    if key == "switchguid" and match.group(3):
+        attrs["port0"] = guids[match.group(3)]
+
+
+def _read_header(match, nodes, guids, attrs, record_line, text, source, number, line):
+    """The node of a ``Switch|Ca|Rt N "X-<guid>" # "<desc>"`` line, with the attributes read above it."""
+    kind_word, nports, _prefix, guid_hex, rest = match.groups()
+    guid = guids[guid_hex]
+    kind = _KINDS[kind_word.lower()]
+    if guid in record_line:
+        first = record_line[guid]
+        raise FabricError(
+            "%s: duplicate GUID %s: this record (%r) and the one on line %d (%r) carry the same GUID, so they would merge "
+            "into one node; fix the firmware GUID of one of them or capture again"
+            % (_where(source, number), guid, " ".join(line.split())[:80], first, " ".join(text.splitlines()[first - 1].split())[:80])
+        )
+    record_line[guid] = number
+    node = nodes.get(guid)
+    if node is None:
+        node = nodes[guid] = FabricNode(guid, kind)
+    node.kind = kind
+    node.nports = int(nports)
+    desc = _quoted(rest.split("#", 1)[1]) if "#" in rest else None
+    if desc is not None:
+        node.desc = desc
+    node.has_record = True
+    if "sysimgguid" in attrs:
+        node.sysimgguid = attrs["sysimgguid"]
+    if "port0" in attrs and kind == "switch":
+        node.port_guids[0] = attrs["port0"]
+    return node
+
+
+def _claim(port_ends, end, peer, number, source):
+    """Record that ``end`` is cabled to ``peer`` (line ``number``); one port cabled to two peers is an error."""
+    known = port_ends.get(end)
+    if known is None:
+        port_ends[end] = (peer, number)
+    elif known[0] != peer:
+        raise FabricError(
+            "%s: port %d of %s is cabled to %s[%d] here and to %s[%d] on line %d: two nodes share the GUID %s "
+            "(cloned firmware or a merged capture); give each its own GUID or capture again"
+            % (_where(source, number), end[1], end[0], peer[0], peer[1], known[0][0], known[0][1], known[1], end[0])
+        )
 
 
 def _damaged(source, number, line, last):
