@@ -289,7 +289,7 @@ def parse(text, source=None):
     fabric = Fabric()
     fabric.warnings = warnings
     nodes = fabric.nodes
-    guids = _GuidCache()
+    guids = _Memo(normalize_guid)  # a node's GUID is named on every cable to it
     rates = {}
     remote_descs = {}  # GUID of a node without a record yet -> the least description its peers show
     links = {}  # ((guid, port), (guid, port)) sorted -> (width, speed)
@@ -373,12 +373,16 @@ def parse(text, source=None):
     return fabric
 
 
-class _GuidCache(dict):
-    """Raw GUID text -> :func:`normalize_guid` of it, computed once (a GUID is named on every cable to its node)."""
+class _Memo(dict):
+    """``memo[key]`` is ``function(key)``, computed once per key."""
 
-    def __missing__(self, text):
-        guid = self[text] = normalize_guid(text)
-        return guid
+    def __init__(self, function):
+        dict.__init__(self)
+        self.function = function
+
+    def __missing__(self, key):
+        value = self[key] = self.function(key)
+        return value
 
 
 def _lines(text, chunk=1 << 20):
@@ -804,15 +808,18 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         )
     names = switch_names(fabric, guid_map)
 
-    # Cables per node, loopbacks set aside.
-    node_links = {}
+    # Cabled ports of each adapter and router, loopbacks set aside.
+    node_ports = {}
     loopbacks = []
     for link in fabric.links:
-        if link.loopback:
+        if link.a_guid == link.b_guid:
             loopbacks.append(link)
             continue
-        node_links.setdefault(link.a_guid, []).append(link)
-        node_links.setdefault(link.b_guid, []).append(link)
+        if link.a_guid not in switches:
+            node_ports.setdefault(link.a_guid, []).append((link.a_port, link.b_guid))
+        if link.b_guid not in switches:
+            node_ports.setdefault(link.b_guid, []).append((link.b_port, link.a_guid))
+    natural = _Memo(natural_key)  # a few HCA names and every switch name, each sorted many times
 
     excluded = []
     dropped = dict.fromkeys(DROP_REASONS, 0)
@@ -829,8 +836,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         node = nodes[guid]
         if node.kind == "switch":
             continue
-        ports = sorted((link.a_port if link.a_guid == guid else link.b_port, link.other(guid)) for link in node_links.get(guid, ()))
-        cabled = [peer for _port, peer in ports if peer in switches]
+        cabled = [peer for _port, peer in sorted(node_ports.get(guid, ())) if peer in switches]
         host, hca, category, reason = _classify(node, guid_map, appliances, excludes, name_regex)
         if category != "sharp" and node.kind != "router":
             host_facing.update(cabled)
@@ -840,7 +846,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             drop(node, _CATEGORY_KEY.get(category, category), reason, _lookup(guid_map, node))
             continue
         rank = hca_names.index(hca) if hca in hca_names else len(hca_names)
-        entry = ((rank,) + natural_key(hca or "~"), guid, hca, cabled[0])
+        entry = ((rank,) + natural[hca or "~"], guid, hca, cabled[0])
         if category == "appliance":
             appliance_cas.append((host, entry, reason))
         else:
@@ -863,7 +869,8 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
     rails = {}
     fallback = []
     clones = []
-    for host in natural_sorted(candidates):
+    host_order = {host: index for index, host in enumerate(natural_sorted(candidates))}
+    for host in host_order:
         options = sorted(candidates[host])
         key, guid, hca, leaf = options[0]
         leaf_hosts.setdefault(leaf, set()).add(host)
@@ -974,7 +981,11 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
     # Disconnected fabrics and the missing common root.
     add_root = False
     everything = (1 << len(leaves)) - 1
-    groups = _components(leaves, {guid: children[guid] | {p for p in children if guid in children[p]} for guid in kept}, kept)
+    parents = {}
+    for guid, below_guid in children.items():
+        for child in below_guid:
+            parents.setdefault(child, set()).add(guid)
+    groups = _components(leaves, {guid: children[guid] | parents.get(guid, set()) for guid in kept}, kept)
     if len(groups) > 1:
         joined = _components(leaves, adjacency, switches)
         if len(joined) > 1:
@@ -1000,17 +1011,18 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
     warnings.extend(_degraded(fabric, switches, labels))
 
     tree = {}
-    for guid in sorted(kept, key=lambda g: (distance[g], natural_key(names[g]))):
+    for guid in sorted(kept, key=lambda g: (distance[g], natural[names[g]])):
         if guid in leaves:
-            tree[names[guid]] = {"switches": [], "nodes": natural_sorted(leaf_hosts[guid])}
+            tree[names[guid]] = {"switches": [], "nodes": sorted(leaf_hosts[guid], key=host_order.__getitem__)}
         else:
-            tree[names[guid]] = {"switches": natural_sorted(names[child] for child in children[guid] if child in kept), "nodes": []}
+            tree[names[guid]] = {"switches": sorted({names[child] for child in children[guid] if child in kept}, key=natural.__getitem__), "nodes": []}
     levels = max(distance[guid] for guid in kept) + 1
     if add_root:
         # One connected fabric whose top switches do not share a parent
         # (leaf-to-leaf, spine mesh): a logical root over them is what
         # SchedMD recommends (leaves plus one top switch).
-        tops = natural_sorted(name for name in tree if not any(name in entry["switches"] for entry in tree.values()))
+        listed = {child for entry in tree.values() for child in entry["switches"]}
+        tops = natural_sorted(name for name in tree if name not in listed)
         root = root_name
         while root in tree:
             root += "-root"
