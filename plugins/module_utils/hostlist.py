@@ -12,13 +12,6 @@ _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 _BRACKET = re.compile(r"^(.*?)\[([^\]]+)\](.*)$")
 
 
-def _natural_key(name):
-    match = _NUMBERED.match(name)
-    if not match:
-        return (name, -1, 0)
-    return (match.group(1), len(match.group(2)), int(match.group(2)))
-
-
 def _ranges(numbers, width):
     """Turn sorted integers into ``a-b`` runs, zero-padded to ``width``."""
     runs = []
@@ -46,16 +39,17 @@ def compress(names):
     """
     groups = {}
     plain = []
-    for name in sorted(set(names), key=_natural_key):
+    # Natural order with one match per name: plain names, then (prefix, width) groups, each sorted.
+    for name in set(names):
         match = _NUMBERED.match(name)
         if not match:
             plain.append(name)
             continue
-        key = (match.group(1), len(match.group(2)))
-        groups.setdefault(key, []).append(int(match.group(2)))
-    parts = list(plain)
-    for (prefix, width), numbers in groups.items():
-        runs = _ranges(numbers, width)
+        prefix, digits = match.groups()
+        groups.setdefault((prefix, len(digits)), []).append(int(digits))
+    parts = sorted(plain)
+    for prefix, width in sorted(groups):
+        runs = _ranges(sorted(groups[prefix, width]), width)
         if len(runs) == 1 and "-" not in runs[0]:
             parts.append(prefix + runs[0])
         else:
