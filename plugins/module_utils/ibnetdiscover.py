@@ -350,8 +350,8 @@ def parse(text, source=None):
             if remote_guid != current.guid:
                 _claim(port_ends, remote_end, local, number, source)
         rate = _link_rate(tail, rates)
-        if known is None or ((rate[0] or rate[1]) and (known == (None, None) or _rate_key(*rate) < _rate_key(*known))):
-            links[key] = rate
+        if known is None or (rate is not known and (rate[0] or rate[1]) and (known == _NO_RATE or _rate_key(*rate) < _rate_key(*known))):
+            links[key] = rate  # rates are shared tuples: the same rate from both ends is the usual case
 
     if not fabric.records:
         raise FabricError(
