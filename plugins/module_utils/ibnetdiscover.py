@@ -1099,7 +1099,7 @@ def _degraded(fabric, switches, labels):
     widths = {}
     speeds = {}
     for link in fabric.links:
-        if link.loopback:
+        if link.a_guid == link.b_guid:
             continue
         if link.width:
             widths[link.width] = widths.get(link.width, 0) + 1
@@ -1109,15 +1109,16 @@ def _degraded(fabric, switches, labels):
         return []
     norm_width = max(widths, key=lambda w: (widths[w], int(w[:-1]))) if widths else None
     norm_speed = max(speeds, key=lambda s: (speeds[s], SPEED_RANK.get(s, 0))) if speeds else None
-    slow = []
-    for link in fabric.links:
-        if link.loopback:
-            continue
-        narrow = norm_width and link.width and int(link.width[:-1]) < int(norm_width[:-1])
-        inter = link.a_guid in switches and link.b_guid in switches
-        slower = inter and norm_speed and link.speed and SPEED_RANK.get(link.speed, 0) < SPEED_RANK.get(norm_speed, 0)
-        if narrow or slower:
-            slow.append(link)
+    # Decided per distinct rate, so a healthy fabric needs no second pass over its links.
+    narrow = {width for width in widths if int(width[:-1]) < int(norm_width[:-1])} if norm_width else set()
+    slower = {speed for speed in speeds if SPEED_RANK.get(speed, 0) < SPEED_RANK.get(norm_speed, 0)}
+    if not narrow and not slower:
+        return []
+    slow = [
+        link
+        for link in fabric.links
+        if link.a_guid != link.b_guid and (link.width in narrow or (link.speed in slower and link.a_guid in switches and link.b_guid in switches))
+    ]
     if not slow:
         return []
 
