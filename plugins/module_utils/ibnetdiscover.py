@@ -501,8 +501,10 @@ def parse_guid_map(text, source=None):
 
 def natural_key(name):
     """Sort key: digit runs compare as numbers (``leaf2`` before ``leaf10``)."""
-    parts = _DIGITS_RE.split(name)
-    return (tuple(int(part) if index % 2 else part.lower() for index, part in enumerate(parts)), name)
+    parts = _DIGITS_RE.split(name)  # text, digits, text, ..., text
+    parts[::2] = map(str.lower, parts[::2])
+    parts[1::2] = map(int, parts[1::2])
+    return (tuple(parts), name)
 
 
 def natural_sorted(names):
@@ -808,8 +810,9 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         )
     names = switch_names(fabric, guid_map)
 
-    # Cabled ports of each adapter and router, loopbacks set aside.
+    # Cabled ports of each adapter and router, and the switch graph (parallel cables folded); loopbacks set aside.
     node_ports = {}
+    adjacency = {guid: set() for guid in switches}
     loopbacks = []
     for link in fabric.links:
         if link.a_guid == link.b_guid:
@@ -817,6 +820,9 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             continue
         if link.a_guid not in switches:
             node_ports.setdefault(link.a_guid, []).append((link.a_port, link.b_guid))
+        elif link.b_guid in switches:
+            adjacency[link.a_guid].add(link.b_guid)
+            adjacency[link.b_guid].add(link.a_guid)
         if link.b_guid not in switches:
             node_ports.setdefault(link.b_guid, []).append((link.b_port, link.a_guid))
     natural = _Memo(natural_key)  # a few HCA names and every switch name, each sorted many times
@@ -903,14 +909,6 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
 
     warnings = list(getattr(fabric, "warnings", ())) + fabric_notes
     leaves = set(leaf_hosts)
-
-    # Switch graph: switch-to-switch cables, parallel cables folded.
-    adjacency = {guid: set() for guid in switches}
-    for link in fabric.links:
-        if link.loopback or link.a_guid not in switches or link.b_guid not in switches:
-            continue
-        adjacency[link.a_guid].add(link.b_guid)
-        adjacency[link.b_guid].add(link.a_guid)
 
     # An adapter-only switch cabled straight to a compute leaf is not taken for a leaf (a storage switch hanging off a leaf).
     host_facing = leaves | {guid for guid in host_facing if not adjacency[guid] & leaves}
@@ -1050,15 +1048,24 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
 
 def _bfs(sources, adjacency):
     """Hop distance from the nearest of ``sources`` over ``adjacency``."""
-    distance = dict.fromkeys(sources, 0)
-    queue = deque(sources)
-    while queue:
-        guid = queue.popleft()
-        for peer in adjacency[guid]:
-            if peer not in distance:
-                distance[peer] = distance[guid] + 1
-                queue.append(peer)
-    return distance
+    return {guid: hops for hops, ring in _rings(sources, adjacency) for guid in ring}
+
+
+def _rings(sources, adjacency):
+    """``(hops, set of GUIDs that far from the nearest source)``, nearest first.
+
+    Ring by ring with set unions, so the work per cable is done in C: :func:`_farness`
+    walks the whole switch graph once per group of leaves.
+    """
+    seen = set(sources)
+    ring = set(seen)
+    hops = 0
+    while ring:
+        yield hops, ring
+        ring = set().union(*[adjacency[guid] for guid in ring])
+        ring -= seen
+        seen |= ring
+        hops += 1
 
 
 def _farness(targets, adjacency):
@@ -1075,10 +1082,11 @@ def _farness(targets, adjacency):
         classes.setdefault(frozenset(adjacency[guid]), []).append(guid)
     total = {}
     for neighbours, members in classes.items():
-        distance = _bfs(sorted(members), adjacency)
-        size = len(members)
-        for guid, hops in distance.items():
-            total[guid] = total.get(guid, 0) + (hops if hops else 2 if size > 1 and neighbours else 0)
+        for hops, ring in _rings(members, adjacency):
+            if not hops:
+                hops = 2 if len(members) > 1 and neighbours else 0
+            for guid in ring:
+                total[guid] = total.get(guid, 0) + hops
     return total
 
 
