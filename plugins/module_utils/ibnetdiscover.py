@@ -20,6 +20,8 @@ Nothing here runs ``ibnetdiscover`` or writes files.
 
 from __future__ import absolute_import, division, print_function
 
+import functools
+import gc
 import re
 from collections import deque
 
@@ -261,6 +263,28 @@ def read_file(path):
     return decode(data, str(path))
 
 
+def _gc_paused(function):
+    """``function`` run with the cyclic garbage collector paused (and restored after).
+
+    :func:`parse` and :func:`to_tree` build several small containers per cable
+    and make no reference cycles; on a large fabric the collector's repeated
+    passes over them cost a quarter of their time and find nothing.
+    """
+
+    @functools.wraps(function)
+    def paused(*args, **kwargs):
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
+
+
+@_gc_paused
 def parse(text, source=None):
     """Parse ``ibnetdiscover`` topology output into a :class:`Fabric`.
 
@@ -716,6 +740,7 @@ def _components(start, adjacency, allowed):
     return components
 
 
+@_gc_paused
 def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=None, root_name="fabric-root", appliance_patterns=APPLIANCE_PATTERNS):
     r"""Turn a :class:`Fabric` into a Slurm switch hierarchy.
 
