@@ -329,10 +329,11 @@ def parse(text, source=None):
         if line[0] != "[":
             match = _ATTR_RE.match(line)
             if match:
-                if current is not None or match.group(1).lower() in attrs:
+                key = match.group(1).lower()
+                if current is not None or key in attrs:
                     attrs = {}
                 current = None
-                _read_attr(match, attrs, guids)
+                _read_attr(key, match, attrs, guids)
                 continue
             match = _HEADER_RE.match(line)
             if match:
@@ -427,9 +428,8 @@ def _last_line(text, number):
     return not any(rest.strip() for rest in text.splitlines()[number:])
 
 
-def _read_attr(match, attrs, guids):
-    """Store one ``key=value`` line (``vendid=``, ``switchguid=``, ...) of the record being read."""
-    key = match.group(1).lower()
+def _read_attr(key, match, attrs, guids):
+    """Store one ``key=value`` line (``vendid=``, ``switchguid=``, ...) of the record being read; ``key`` is in lower case."""
     attrs[key] = guids[match.group(2)] if key not in ("vendid", "devid") else match.group(2).lower()
     if key == "switchguid" and match.group(3):
         attrs["port0"] = guids[match.group(3)]
