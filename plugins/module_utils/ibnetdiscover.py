@@ -850,7 +850,13 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             adjacency[link.b_guid].add(link.a_guid)
         if link.b_guid not in switches:
             node_ports.setdefault(link.b_guid, []).append((link.b_port, link.a_guid))
-    natural = _Memo(natural_key)  # a few HCA names and every switch name, each sorted many times
+    natural = _Memo(natural_key)  # every switch name, sorted many times
+
+    def hca_key(hca):
+        """The preferred rail first (its place in hca_names), then natural order."""
+        return (hca_names.index(hca) if hca in hca_names else len(hca_names),) + natural_key(hca or "~")
+
+    hca_keys = _Memo(hca_key)  # a few HCA names: one key tuple each, shared by every host
 
     excluded = []
     dropped = dict.fromkeys(DROP_REASONS, 0)
@@ -876,8 +882,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         if host is None:
             drop(node, _CATEGORY_KEY.get(category, category), reason, _lookup(guid_map, node))
             continue
-        rank = hca_names.index(hca) if hca in hca_names else len(hca_names)
-        entry = ((rank,) + natural[hca or "~"], guid, hca, cabled[0])
+        entry = (hca_keys[hca], guid, hca, cabled[0])
         if category == "appliance":
             appliance_cas.append((host, entry, reason))
         else:
