@@ -8,6 +8,7 @@ import pytest
 from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
     MAX_NAME_LEN,
     FabricError,
+    _lines,
     natural_sorted,
     normalize_guid,
     parse,
@@ -996,3 +997,12 @@ def test_read_file_names_the_file(tmp_path):
         read_file(str(path))
     with pytest.raises(FabricError, match="cannot read .*missing.txt"):
         read_file(str(tmp_path / "missing.txt"))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_lines_in_chunks_are_splitlines(seed):
+    rng = random.Random(seed)
+    pieces = ['Switch 36 "S-0002"', '[1] "H-0001"[1]', "", " ", "\t", "ca", "é"]
+    text = "".join(rng.choice(pieces) + rng.choice(["\n", "\r\n", "\r", "\n\n"]) for _ in range(rng.randint(0, 60)))
+    for chunk in (1, 3, 7, 64):
+        assert list(_lines(text, chunk)) == text.splitlines()
