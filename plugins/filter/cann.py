@@ -14,6 +14,8 @@ __metaclass__ = type
 import posixpath
 import re
 
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding as shared_finding
+
 # Huawei's first-install order (driver-compat reference, section 2.3).
 COMPONENTS = ("driver", "firmware", "toolkit", "kernels")
 # driver_compat option fed by each component's version.
@@ -28,7 +30,7 @@ VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]*$")
 
 
 def finding(variable, message):
-    return {"id": variable, "message": message}
+    return shared_finding(variable, message, variable)
 
 
 def label(index, entry):

@@ -9,6 +9,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import monitoring, preflight
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 
 
 def _wrap(function):
@@ -39,7 +40,7 @@ def monitoring_input_errors(thresholds):
 
 def monitoring_findings(settings, groups, receivers, route, thresholds):
     """Every monitoring input problem as preflight findings: thresholds, scrape jobs, the Alertmanager route."""
-    findings = [{"id": "monitoring", "severity": "error", "message": message} for message in monitoring.threshold_errors(thresholds)]
+    findings = [finding("monitoring", message, message.split(":", 1)[0]) for message in monitoring.threshold_errors(thresholds)]
     findings += preflight.findings_of("monitoring", "prometheus_scrape_jobs", monitoring.prometheus_config, settings, groups)
     findings += preflight.findings_of("monitoring", "prometheus_alertmanager_receivers", monitoring.alertmanager_config, receivers, route)
     return findings

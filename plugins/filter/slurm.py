@@ -9,7 +9,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aicluster.slurm.plugins.filter import accelerators as accel
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres, hostlist, preflight, slurm_conf, slurm_schema
+from ansible_collections.aicluster.slurm.plugins.module_utils import findings, gres, hostlist, preflight, slurm_conf, slurm_schema
 
 
 def _model(func):
@@ -303,6 +303,11 @@ def preflight_line(finding):
     return "[%s] %s" % (finding["id"], finding["message"])
 
 
+def preflight_findings(messages, check_id, variable):
+    """Plain messages (each naming the value and the fix) as errors of the shared shape, for the preflight reporter."""
+    return [findings.finding(check_id, message, variable) for message in messages]
+
+
 def preflight_prefixed(finding, variable):
     """A finding whose message names options of ``variable`` (a dict), with that variable named first."""
     return dict(finding, message="%s: %s" % (variable, finding["message"]))
@@ -336,6 +341,7 @@ class FilterModule(object):
         return {
             "hostlist_compress": hostlist_compress,
             "hostlist_expand": hostlist_expand,
+            "preflight_findings": preflight_findings,
             "preflight_line": preflight_line,
             "preflight_prefixed": preflight_prefixed,
             "slurm_changed_keys": slurm_changed_keys,

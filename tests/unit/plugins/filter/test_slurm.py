@@ -7,6 +7,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     FilterModule,
     hostlist_compress,
     hostlist_expand,
+    preflight_findings,
     preflight_line,
     preflight_prefixed,
     slurm_changed_keys,
@@ -54,6 +55,7 @@ def test_filter_module_exposes_every_filter():
     assert filters == {
         "hostlist_compress": hostlist_compress,
         "hostlist_expand": hostlist_expand,
+        "preflight_findings": preflight_findings,
         "preflight_line": preflight_line,
         "preflight_prefixed": preflight_prefixed,
         "slurm_changed_keys": slurm_changed_keys,
@@ -521,3 +523,10 @@ def test_slurm_slurmd_pending():
     before = "NodeName=a State=IDLE SlurmdStartTime=2026-12-04T20:00:00\nNodeName=b State=IDLE SlurmdStartTime=2026-12-04T20:00:00"
     after = "NodeName=a State=IDLE SlurmdStartTime=2026-12-04T20:05:00\nNodeName=b State=IDLE SlurmdStartTime=2026-12-04T20:00:00"
     assert slurm_slurmd_pending(before, after) == ["b"]
+
+
+def test_preflight_findings_of_plain_messages():
+    assert preflight_findings(["x=1: too big; lower it"], "nvidia_driver", "x") == [
+        {"id": "nvidia_driver", "severity": "error", "variable": "x", "value": None, "message": "x=1: too big; lower it", "fix": None}
+    ]
+    assert preflight_findings([], "nvidia_driver", "x") == []

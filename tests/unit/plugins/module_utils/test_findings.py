@@ -35,6 +35,18 @@ def test_every_check_returns_the_shared_shape(findings):
         assert item["severity"] in ("error", "warning", "info")
 
 
+def test_filters_return_the_shared_shape():
+    from ansible_collections.aicluster.slurm.plugins.filter import cann, monitoring
+
+    cann_findings = cann.cann_input_findings({"artifact_dir": "", "packages": "x"})
+    threshold_findings = monitoring.monitoring_findings({}, {}, [], {}, {"prometheus_alert_gpu_temp_max_celsius": "hot"})
+    assert cann_findings
+    assert [f["variable"] for f in threshold_findings][:1] == ["prometheus_alert_gpu_temp_max_celsius"]
+    for item in cann_findings + threshold_findings:
+        assert set(item) >= SHAPE, item
+        assert item["variable"]
+
+
 def test_findings_name_their_variable():
     assert {f["variable"] for f in minio.credential_findings("root", "short", "root", "short")} >= {"minio_root_password"}
     assert preflight.check_munge_key("!!")[0]["variable"] == "slurm_munge_key"
