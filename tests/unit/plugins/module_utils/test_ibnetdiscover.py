@@ -1003,6 +1003,6 @@ def test_read_file_names_the_file(tmp_path):
 def test_lines_in_chunks_are_splitlines(seed):
     rng = random.Random(seed)
     pieces = ['Switch 36 "S-0002"', '[1] "H-0001"[1]', "", " ", "\t", "ca", "é"]
-    text = "".join(rng.choice(pieces) + rng.choice(["\n", "\r\n", "\r", "\n\n"]) for _ in range(rng.randint(0, 60)))
+    text = "".join(rng.choice(pieces) + rng.choice(["\n", "\r\n", "\r", "\n\n"]) for _record in range(rng.randint(0, 60)))
     for chunk in (1, 3, 7, 64):
         assert list(_lines(text, chunk)) == text.splitlines()
