@@ -101,7 +101,7 @@ topology-it: $(VENV)/.stamp collection image
 # slurmctld must keep answering; then a configuration that stops slurmctld
 # must be rolled back (tests/badinput/run.py --live).
 badinput: $(VENV)/.stamp collection image
-	bash tests/badinput/image.sh
+	bash lab/image.sh bookworm minimal
 	ansible-playbook -i inventories/lab lab/create.yml
 	python tests/badinput/run.py --live --json build/figures/badinput.json
 

@@ -1,32 +1,53 @@
 #!/usr/bin/env bash
-# Build the Debian 13 systemd base image for the lab and molecule containers,
+# Build a Debian image for the lab, molecule and bad-input containers,
 # locally, with debootstrap: no container registry is reachable here. The
 # mirror is read from the host's apt configuration (lab/apt_mirror.py).
-# The image is cached by tag; set LAB_IMAGE_REBUILD=1 to rebuild it.
+#
+#   lab/image.sh                     Debian 13 with systemd: the lab and molecule image
+#                                    (LAB_IMAGE, default aicluster-slurm/trixie-systemd:1)
+#   lab/image.sh bookworm minimal    Debian 12, python3 only, no systemd: the bad inputs'
+#                                    unsupported OS (BADINPUT_OLD_OS_IMAGE, default
+#                                    aicluster-slurm/bookworm-minimal:1)
+#
+# Images are cached by tag; set LAB_IMAGE_REBUILD=1 to rebuild.
 set -euo pipefail
 
-image="${LAB_IMAGE:-aicluster-slurm/trixie-systemd:1}"
+release="${1:-trixie}"
+kind="${2:-systemd}"
+case "$kind" in
+  systemd) image="${LAB_IMAGE:-aicluster-slurm/$release-systemd:1}" ;;
+  minimal) image="${BADINPUT_OLD_OS_IMAGE:-aicluster-slurm/$release-minimal:1}" ;;
+  *) echo "lab/image.sh: kind $kind is not systemd or minimal" >&2; exit 2 ;;
+esac
 here="$(cd "$(dirname "$0")" && pwd)"
 
-if docker image inspect "$image" >/dev/null 2>&1 && [ -z "${LAB_IMAGE_REBUILD:-}" ]; then
+if docker image inspect "$image" >/dev/null 2>&1 && [ -z "${LAB_IMAGE_REBUILD:-}${BADINPUT_IMAGE_REBUILD:-}" ]; then
   echo "image $image: cached"
   exit 0
 fi
 
 command -v debootstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap; }
 mirror="$(python3 "$here/apt_mirror.py")"
-root="$(mktemp -d /var/tmp/aicluster-rootfs.XXXXXX)"
+root="$(mktemp -d "/var/tmp/aicluster-$release.XXXXXX")"
 trap 'rm -rf "$root"' EXIT
 
-echo "image $image: debootstrap trixie from the host's mirror"
+echo "image $image: debootstrap $release ($kind) from the host's mirror"
+if [ "$kind" = minimal ]; then
+  debootstrap --variant=minbase --include=python3,procps "$release" "$root" "$mirror" >/dev/null
+  rm -rf "$root"/var/cache/apt/archives/*.deb
+  tar -C "$root" -c . | docker import --change 'CMD ["sleep", "infinity"]' - "$image" >/dev/null
+  echo "image $image: built"
+  exit 0
+fi
+
 debootstrap --variant=minbase \
   --include=systemd,systemd-sysv,python3,python3-apt,dbus,iproute2,procps,ca-certificates,sudo,iputils-ping \
-  trixie "$root" "$mirror" >/dev/null
+  "$release" "$root" "$mirror" >/dev/null
 
 cat > "$root/etc/apt/sources.list.d/debian.sources" <<SRC
 Types: deb
 URIs: $mirror
-Suites: trixie trixie-updates
+Suites: $release $release-updates
 Components: main contrib non-free non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC

@@ -12,7 +12,7 @@ preflight stops the whole run, not only that preflight itself is read-only.
 
 Prints a table and "bad inputs rejected cleanly: N of M", writes JSON, and
 exits non-zero unless every case passed. Needs the lab containers
-(lab/create.yml) and, for the unsupported-OS case, tests/badinput/image.sh.
+(lab/create.yml) and, for the unsupported-OS case, `lab/image.sh bookworm minimal`.
 
 --live (make badinput): the lab is converged first and a batch job runs
 across both compute nodes the whole time; the invalid configurations
