@@ -1,159 +1,18 @@
 # Copyright: (c) 2026, aicluster.slurm contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the nvidia_driver role installs, and how it checks the result.
-
-Two sources:
-
-* ``debian``: Debian's own non-free/contrib packages. Trixie has two driver
-  series: ``nvidia-graphics-drivers-tesla-535`` (binary packages
-  ``nvidia-tesla-535-*``) and ``nvidia-graphics-drivers`` (550, binary packages
-  without a branch in their names). Only the compute parts are installed (no X
-  server): the DKMS kernel module, nvidia-smi, libcuda and NVML, the GSP
-  firmware, and nvidia-persistenced. Debian has no fabric manager.
-* ``nvidia_repo``: NVIDIA's CUDA apt repository (or a mirror of it), with the
-  compute-only set of NVIDIA's installation guide: ``nvidia-driver-cuda`` and
-  ``nvidia-kernel-open-dkms`` (open) or ``nvidia-kernel-dkms`` (proprietary);
-  the fabric manager is ``nvidia-fabricmanager-<branch>`` before R580 and
-  ``nvidia-fabricmanager`` from R580 (reference/driver-compat.md 1.5, 1.7).
-
-Every package that carries the driver's version is pinned to it
-(``name=<version>-*``) and held, so an upgrade cannot move the driver away from
-the fabric manager or the kernel module away from the userland.
-"""
+"""What the nvidia_driver role installs, and how it checks the result (module_utils/nvidia_driver)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
-from ansible.errors import AnsibleFilterError
-
-VERSION = re.compile(r"^(\d{3})\.\d+(\.\d+)?$")
-
-# Debian trixie: branch -> (flavour -> kernel module package, versioned userland, unversioned userland).
-DEBIAN = {
-    "535": {
-        "kernel": {"proprietary": "nvidia-tesla-535-kernel-dkms"},
-        "versioned": ["nvidia-tesla-535-smi", "libnvidia-tesla-535-cuda1", "libnvidia-tesla-535-ml1", "firmware-nvidia-tesla-535-gsp"],
-    },
-    "550": {
-        "kernel": {"proprietary": "nvidia-kernel-dkms", "open": "nvidia-open-kernel-dkms"},
-        "versioned": ["nvidia-smi", "libcuda1", "libnvidia-ml1", "firmware-nvidia-gsp"],
-    },
-}
-UNVERSIONED = ["nvidia-persistenced"]
-
-
-def _fail(variable, value, fix):
-    raise AnsibleFilterError("%s=%r: %s" % (variable, value, fix))
-
-
-def nvidia_driver_packages(version, source="debian", flavour="open", fabricmanager=False):
-    """The packages to install for one driver version: ``{install, hold, fabricmanager}``.
-
-    ``install`` entries are apt specs (``name=<version>-*`` where the package
-    carries the driver's version); ``hold`` are the package names to hold.
-    Bad input raises an error that names the variable and the fix.
-    """
-    version = str(version or "")
-    match = VERSION.match(version)
-    if not match:
-        _fail("nvidia_driver_version", version, "give the full driver version, e.g. 550.163.01 (accelerator_versions.nvidia_driver)")
-    branch = match.group(1)
-    if flavour not in ("open", "proprietary"):
-        _fail("nvidia_driver_flavour", flavour, "use open or proprietary")
-    if source == "debian":
-        series = DEBIAN.get(branch)
-        if series is None:
-            _fail(
-                "nvidia_driver_version",
-                version,
-                "Debian 13 packages the 535 (nvidia-tesla-535) and 550 (nvidia-driver) series only; "
-                "pick one of those, or set nvidia_driver_source: nvidia_repo with nvidia_driver_repo_url",
-            )
-        kernel = series["kernel"].get(flavour)
-        if kernel is None:
-            _fail(
-                "nvidia_driver_flavour",
-                flavour,
-                "Debian 13 has no %s kernel module for the %s series; use %s" % (flavour, branch, " or ".join(sorted(series["kernel"]))),
-            )
-        if fabricmanager:
-            _fail(
-                "nvidia_driver_source",
-                source,
-                "this host has NVSwitches and needs the fabric manager, which Debian does not package; "
-                "set nvidia_driver_source: nvidia_repo (NVIDIA's CUDA repository or a mirror)",
-            )
-        versioned = [kernel] + series["versioned"]
-        fm_package = None
-    elif source == "nvidia_repo":
-        kernel = "nvidia-kernel-open-dkms" if flavour == "open" else "nvidia-kernel-dkms"
-        versioned = [kernel, "nvidia-driver-cuda"]
-        fm_package = None
-        if fabricmanager:
-            fm_package = "nvidia-fabricmanager" if int(branch) >= 580 else "nvidia-fabricmanager-%s" % branch
-            versioned.append(fm_package)
-    else:
-        _fail("nvidia_driver_source", source, "use debian or nvidia_repo")
-    return {
-        "install": ["%s=%s-*" % (name, version) for name in versioned] + UNVERSIONED,
-        "hold": versioned,
-        "fabricmanager": fm_package,
-    }
-
-
-def nvidia_plan_problems(version, source="debian", flavour="open", fabricmanager=False):
-    """Why no package plan exists for these settings (the message names the variable and the fix); empty when one does."""
-    try:
-        nvidia_driver_packages(version, source, flavour, fabricmanager)
-    except AnsibleFilterError as exc:
-        return [str(exc.message)]
-    return []
-
-
-def nvidia_apt_problems(madison, packages, version):
-    """Packages of ``packages`` (apt specs) that apt cannot install at ``version``.
-
-    ``madison``: the output of ``apt-cache madison <names>`` (``name | version | source`` lines).
-    Returns one message per missing package, naming the versions apt has.
-    """
-    available = {}
-    for line in (madison or "").splitlines():
-        parts = [part.strip() for part in line.split("|")]
-        if len(parts) >= 2 and parts[0]:
-            available.setdefault(parts[0], []).append(parts[1])
-    problems = []
-    for spec in packages:
-        name, _sep, wanted = spec.partition("=")
-        versions = available.get(name, [])
-        if not versions:
-            problems.append("%s is not in this host's apt sources" % name)
-        elif wanted and not any(found.startswith(str(version) + "-") for found in versions):
-            problems.append("%s %s is not available (apt has %s)" % (name, version, ", ".join(versions)))
-    return problems
-
-
-def nvidia_dkms_missing(dkms_status, version, kernels):
-    """Kernels of ``kernels`` for which ``dkms status`` shows no installed build of ``version``.
-
-    ``dkms status`` lines look like ``nvidia-tesla-535/535.274.02, 6.12.117+deb13-amd64, x86_64: installed``.
-    """
-    built = set()
-    for line in (dkms_status or "").splitlines():
-        head, _sep, state = line.rpartition(":")
-        fields = [field.strip() for field in head.split(",")]
-        if state.strip().startswith("installed") and len(fields) >= 2 and fields[0].endswith("/" + str(version)):
-            built.add(fields[1])
-    return [kernel for kernel in kernels if kernel not in built]
+from ansible_collections.aicluster.slurm.plugins.module_utils import nvidia_driver
+from ansible_collections.aicluster.slurm.plugins.plugin_utils.filters import filters_of
 
 
 class FilterModule(object):
     def filters(self):
-        return {
-            "nvidia_driver_packages": nvidia_driver_packages,
-            "nvidia_plan_problems": nvidia_plan_problems,
-            "nvidia_apt_problems": nvidia_apt_problems,
-            "nvidia_dkms_missing": nvidia_dkms_missing,
-        }
+        return filters_of(
+            (nvidia_driver.nvidia_driver_packages, nvidia_driver.nvidia_plan_problems, nvidia_driver.nvidia_apt_problems, nvidia_driver.nvidia_dkms_missing),
+            nvidia_driver.NvidiaDriverError,
+        )

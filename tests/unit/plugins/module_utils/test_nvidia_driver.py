@@ -1,22 +1,14 @@
-import pytest
-from ansible.errors import AnsibleFilterError
+"""Unit tests for plugins/module_utils/nvidia_driver.py: the packages of a driver version, apt and DKMS checks."""
 
-from ansible_collections.aicluster.slurm.plugins.filter.nvidia_driver import (
-    FilterModule,
+import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils.nvidia_driver import (
+    NvidiaDriverError,
     nvidia_apt_problems,
     nvidia_dkms_missing,
     nvidia_driver_packages,
     nvidia_plan_problems,
 )
-
-
-def test_filter_module_exposes_every_filter():
-    assert FilterModule().filters() == {
-        "nvidia_driver_packages": nvidia_driver_packages,
-        "nvidia_plan_problems": nvidia_plan_problems,
-        "nvidia_apt_problems": nvidia_apt_problems,
-        "nvidia_dkms_missing": nvidia_dkms_missing,
-    }
 
 
 def test_debian_tesla_535():
@@ -70,12 +62,12 @@ def test_nvidia_repo_proprietary():
     ],
 )
 def test_bad_plans_name_the_variable(args, message):
-    with pytest.raises(AnsibleFilterError, match=message):
+    with pytest.raises(NvidiaDriverError, match=message):
         nvidia_driver_packages(*args)
 
 
 def test_debian_cannot_give_a_fabric_manager():
-    with pytest.raises(AnsibleFilterError, match="nvidia_driver_source='debian': this host has NVSwitches"):
+    with pytest.raises(NvidiaDriverError, match="nvidia_driver_source='debian': this host has NVSwitches"):
         nvidia_driver_packages("550.163.01", "debian", "open", True)
 
 
