@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.aicluster.slurm.plugins.filter.cann import cann_input_findings, cann_installed_versions, cann_version_files
+from ansible_collections.aicluster.slurm.plugins.module_utils.cann import cann_input_findings, cann_installed_versions, cann_version_files
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "cann" / "make_artifacts.py"
 FIRST = {

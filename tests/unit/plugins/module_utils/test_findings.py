@@ -36,7 +36,8 @@ def test_every_check_returns_the_shared_shape(findings):
 
 
 def test_filters_return_the_shared_shape():
-    from ansible_collections.aicluster.slurm.plugins.filter import cann, monitoring
+    from ansible_collections.aicluster.slurm.plugins.filter import monitoring
+    from ansible_collections.aicluster.slurm.plugins.module_utils import cann
 
     cann_findings = cann.cann_input_findings({"artifact_dir": "", "packages": "x"})
     threshold_findings = monitoring.monitoring_findings({}, {}, [], {}, {"prometheus_alert_gpu_temp_max_celsius": "hot"})

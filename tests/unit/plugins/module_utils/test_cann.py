@@ -1,10 +1,9 @@
-"""Unit tests for plugins/filter/cann.py: input checks, checksums, installed versions and the install plan."""
+"""Unit tests for plugins/module_utils/cann.py: input checks, checksums, installed versions and the install plan."""
 
 import pytest
 
-from ansible_collections.aicluster.slurm.plugins.filter.cann import FilterModule
+from ansible_collections.aicluster.slurm.plugins.module_utils import cann
 
-FILTERS = FilterModule().filters()
 SHA = "a" * 64
 PACKAGES = [
     {"component": "driver", "file": "Ascend-hdk-910b-npu-driver_24.1.rc3_linux-x86-64.run", "sha256": SHA, "version": "24.1.RC3"},
@@ -34,24 +33,9 @@ def with_entry(index, **changes):
     return dict(SETTINGS, packages=packages)
 
 
-def test_filter_names():
-    assert sorted(FILTERS) == [
-        "cann_artifacts",
-        "cann_checksum_findings",
-        "cann_compat_lines",
-        "cann_compat_request",
-        "cann_input_findings",
-        "cann_installed_findings",
-        "cann_installed_versions",
-        "cann_plan",
-        "cann_same_version",
-        "cann_version_files",
-    ]
-
-
 def test_good_settings_have_no_findings():
-    assert FILTERS["cann_input_findings"](SETTINGS) == []
-    assert FILTERS["cann_input_findings"](dict(SETTINGS, packages=PACKAGES[2:3], user_uid=1000, user_gid=1000)) == []
+    assert cann.cann_input_findings(SETTINGS) == []
+    assert cann.cann_input_findings(dict(SETTINGS, packages=PACKAGES[2:3], user_uid=1000, user_gid=1000)) == []
 
 
 @pytest.mark.parametrize(
@@ -78,12 +62,12 @@ def test_good_settings_have_no_findings():
     ],
 )
 def test_bad_settings_name_the_variable_and_the_value(settings, expected):
-    found = messages(FILTERS["cann_input_findings"](settings))
+    found = messages(cann.cann_input_findings(settings))
     assert any(expected in line for line in found), found
 
 
 def test_artifacts_and_checksums():
-    artifacts = FILTERS["cann_artifacts"](PACKAGES, "/srv/ascend")
+    artifacts = cann.cann_artifacts(PACKAGES, "/srv/ascend")
     assert [item["path"] for item in artifacts][0] == "/srv/ascend/Ascend-hdk-910b-npu-driver_24.1.rc3_linux-x86-64.run"
     assert artifacts[3]["sha256"] == "d" * 64
     stats = [
@@ -92,18 +76,18 @@ def test_artifacts_and_checksums():
         {"item": artifacts[2]["path"], "stat": {"exists": True, "isreg": True, "checksum": "e" * 64}},
         {"item": artifacts[3]["path"], "stat": {"exists": True, "isreg": False}},
     ]
-    found = messages(FILTERS["cann_checksum_findings"](artifacts, stats))
+    found = messages(cann.cann_checksum_findings(artifacts, stats))
     assert len(found) == 3
     assert found[0].startswith("cann_driver_artifact_dir: cann_driver_packages[1] (firmware): file=Ascend-hdk-910b-npu-firmware_7.5.0.1.129.run")
     assert "is not in cann_driver_artifact_dir=/srv/ascend on the control machine" in found[0]
     assert found[1].startswith("cann_driver_packages: cann_driver_packages[2] (toolkit): /srv/ascend/Ascend-cann-toolkit_8.0.0_linux-x86_64.run has sha256 eee")
     assert ("not sha256=" + "c" * 64) in found[1]
     assert "is not a regular file" in found[2]
-    assert FILTERS["cann_checksum_findings"](artifacts[:1], stats[:1]) == []
+    assert cann.cann_checksum_findings(artifacts[:1], stats[:1]) == []
 
 
 def test_installed_versions_read_the_version_files():
-    files = FILTERS["cann_version_files"]("/usr/local/Ascend", "aarch64")
+    files = cann.cann_version_files("/usr/local/Ascend", "aarch64")
     assert files == {
         "driver": "/usr/local/Ascend/driver/version.info",
         "firmware": "/usr/local/Ascend/firmware/version.info",
@@ -124,13 +108,13 @@ def test_installed_versions_read_the_version_files():
             "version_dir=8.3.RC1.alpha001",
         ]
     )
-    assert FILTERS["cann_installed_versions"](output, files) == {
+    assert cann.cann_installed_versions(output, files) == {
         "driver": "24.1.rc3",
         "firmware": None,
         "toolkit": "8.3.RC1.alpha001",
         "kernels": "8.3.RC1.alpha001",
     }
-    assert FILTERS["cann_installed_versions"]("", files) == NOTHING
+    assert cann.cann_installed_versions("", files) == NOTHING
 
 
 @pytest.mark.parametrize(
@@ -145,11 +129,11 @@ def test_installed_versions_read_the_version_files():
     ],
 )
 def test_same_version(installed, wanted, same):
-    assert FILTERS["cann_same_version"](installed, wanted) is same
+    assert cann.cann_same_version(installed, wanted) is same
 
 
 def test_first_install_is_driver_firmware_toolkit_kernels():
-    plan = FILTERS["cann_plan"](PACKAGES, NOTHING)
+    plan = cann.cann_plan(PACKAGES, NOTHING)
     assert [(item["component"], item["mode"], item["installed"]) for item in plan] == [
         ("driver", "full", None),
         ("firmware", "full", None),
@@ -161,26 +145,26 @@ def test_first_install_is_driver_firmware_toolkit_kernels():
 
 def test_converged_host_has_nothing_to_do():
     installed = {"driver": "24.1.rc3", "firmware": "7.5.0.1.129", "toolkit": "8.0.0", "kernels": "8.0.0"}
-    assert [item["mode"] for item in FILTERS["cann_plan"](PACKAGES, installed)] == [None, None, None, None]
+    assert [item["mode"] for item in cann.cann_plan(PACKAGES, installed)] == [None, None, None, None]
 
 
 def test_upgrade_puts_the_firmware_before_the_driver():
     installed = {"driver": "23.0.3", "firmware": "7.1.0.5.220", "toolkit": "8.0.0", "kernels": "8.0.0"}
-    plan = FILTERS["cann_plan"](PACKAGES, installed)
+    plan = cann.cann_plan(PACKAGES, installed)
     assert [(item["component"], item["mode"]) for item in plan] == [("firmware", "upgrade"), ("driver", "upgrade"), ("toolkit", None), ("kernels", None)]
 
 
 def test_compat_request_takes_the_installed_driver_when_the_list_has_none():
-    assert FILTERS["cann_compat_request"](PACKAGES, NOTHING) == {"ascend_driver": "24.1.RC3", "ascend_firmware": "7.5.0.1.129", "cann": "8.0.0"}
-    assert FILTERS["cann_compat_request"](PACKAGES[2:], dict(NOTHING, driver="24.1.rc3")) == {"ascend_driver": "24.1.rc3", "cann": "8.0.0"}
-    assert FILTERS["cann_compat_request"](PACKAGES[2:], NOTHING) == {}
+    assert cann.cann_compat_request(PACKAGES, NOTHING) == {"ascend_driver": "24.1.RC3", "ascend_firmware": "7.5.0.1.129", "cann": "8.0.0"}
+    assert cann.cann_compat_request(PACKAGES[2:], dict(NOTHING, driver="24.1.rc3")) == {"ascend_driver": "24.1.rc3", "cann": "8.0.0"}
+    assert cann.cann_compat_request(PACKAGES[2:], NOTHING) == {}
 
 
 def test_installed_findings_catch_a_wrong_declared_version():
-    plan = FILTERS["cann_plan"](PACKAGES, NOTHING)
+    plan = cann.cann_plan(PACKAGES, NOTHING)
     good = {"driver": "24.1.rc3", "firmware": "7.5.0.1.129", "toolkit": "8.0.0", "kernels": "8.0.0"}
-    assert FILTERS["cann_installed_findings"](plan, good) == []
-    found = messages(FILTERS["cann_installed_findings"](plan, dict(good, toolkit="8.0.RC3")))
+    assert cann.cann_installed_findings(plan, good) == []
+    found = messages(cann.cann_installed_findings(plan, dict(good, toolkit="8.0.RC3")))
     assert found == [
         "cann_driver_packages: Ascend-cann-toolkit_8.0.0_linux-x86_64.run installed version 8.0.RC3, not version=8.0.0; "
         "set version in cann_driver_packages to the version the package installs"
@@ -193,7 +177,7 @@ def test_compat_lines_name_the_role_variables():
         {"id": "HOST-KHDR", "message": "no headers for the running kernel 6.12: install linux-headers-6.12, or set module_build=precompiled"},
         {"id": "ASC-FWRANGE", "message": "ascend_firmware=7.9.0 is outside the range; give ascend_firmware_range"},
     ]
-    assert FILTERS["cann_compat_lines"](findings) == [
+    assert cann.cann_compat_lines(findings) == [
         "[ASC-CANN] cann_driver_packages: toolkit.version=8.5.0 is not compatible with driver.version=24.1.RC3: change driver.version or toolkit.version",
         "[HOST-KHDR] cann_driver_packages: no headers for the running kernel 6.12: install linux-headers-6.12, or set cann_driver_module_build=precompiled",
         "[ASC-FWRANGE] cann_driver_packages: firmware.version=7.9.0 is outside the range; give cann_driver_firmware_range",
