@@ -1,7 +1,14 @@
-import pytest
-from ansible.errors import AnsibleFilterError
+"""Unit tests for plugins/module_utils/healthcheck.py: the checker's configuration and the checks of the role's variables."""
 
-from ansible_collections.aicluster.slurm.plugins.filter.healthcheck import CHECKS, FilterModule, healthcheck_config, healthcheck_findings, healthcheck_settings
+import pytest
+
+from ansible_collections.aicluster.slurm.plugins.module_utils.healthcheck import (
+    CHECKS,
+    HealthcheckError,
+    healthcheck_config,
+    healthcheck_findings,
+    healthcheck_settings,
+)
 
 NODE = {"name": "gpu01", "real_memory_mb": 515000, "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"]}
 SETTINGS = {"timeout": 5, "disk_free_mb": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}, "skip": []}
@@ -32,19 +39,19 @@ def test_skip_and_infiniband_settings():
 
 
 def test_unknown_skip_names_the_checks():
-    with pytest.raises(AnsibleFilterError, match="healthcheck_skip: clok not a check; the checks are gres_devices"):
+    with pytest.raises(HealthcheckError, match="healthcheck_skip: clok not a check; the checks are gres_devices"):
         healthcheck_config(NODE, dict(SETTINGS, skip=["clok"]))
 
 
 @pytest.mark.parametrize("value", ["lots", -1, True, None])
 def test_bad_free_space_names_the_path_and_value(value):
-    with pytest.raises(AnsibleFilterError, match="healthcheck_disk_free_mb: /scratch: .* is not a whole number of MiB"):
+    with pytest.raises(HealthcheckError, match="healthcheck_disk_free_mb: /scratch: .* is not a whole number of MiB"):
         healthcheck_config(NODE, dict(SETTINGS, disk_free_mb={"/scratch": value}))
 
 
 def test_settings_alone_are_checked_for_preflight():
     assert healthcheck_settings({"skip": ["clock"], "disk_free_mb": {"/tmp": "512"}})["disk_free_mb"] == {"/tmp": 512}
-    with pytest.raises(AnsibleFilterError, match="healthcheck_skip: smi2 not a check"):
+    with pytest.raises(HealthcheckError, match="healthcheck_skip: smi2 not a check"):
         healthcheck_settings({"skip": ["smi2"]})
 
 
@@ -66,14 +73,6 @@ def test_config_loads_in_the_checker():
     parsed = nhc.parse_config(json.loads(json.dumps(healthcheck_config(NODE, SETTINGS))))
     assert parsed["checks"]["smi"]["command"] == ["nvidia-smi", "-L"]
     assert parsed["checks"]["smi"]["expect_count"] == 2
-
-
-def test_filter_module():
-    assert FilterModule().filters() == {
-        "healthcheck_config": healthcheck_config,
-        "healthcheck_findings": healthcheck_findings,
-        "healthcheck_settings": healthcheck_settings,
-    }
 
 
 def test_healthcheck_findings_name_the_variable():
