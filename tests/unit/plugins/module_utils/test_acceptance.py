@@ -1,6 +1,15 @@
+"""Unit tests for plugins/module_utils/acceptance.py: the parsers, the hardware plan and the report of playbooks/acceptance.yml."""
+
 import pytest
 
-from ansible_collections.aicluster.slurm.plugins.filter.acceptance import FilterModule, acceptance_report, acceptance_table, ib_write_bw_gbps, nccl_busbw
+from ansible_collections.aicluster.slurm.plugins.module_utils.acceptance import (
+    acceptance_hardware,
+    acceptance_partitions,
+    acceptance_report,
+    acceptance_table,
+    ib_write_bw_gbps,
+    nccl_busbw,
+)
 
 # The shape of nccl-tests' all_reduce_perf and perftest's ib_write_bw --report_gbits output.
 NCCL = """\
@@ -84,17 +93,11 @@ def test_table_aligns_columns():
     assert lines[3].endswith("<= 5 s         pass")
 
 
-def test_filter_module():
-    assert sorted(FilterModule().filters()) == ["acceptance_hardware", "acceptance_partitions", "acceptance_report", "acceptance_table"]
-
-
 def _host(tools="", gpus=0):
     return {"acceptance_node_tools": {"stdout": tools}, "slurm_node_gpus": {"type": "h200", "count": gpus} if gpus else {}}
 
 
 def test_hardware_plan_needs_two_equipped_nodes():
-    from ansible_collections.aicluster.slurm.plugins.filter.acceptance import acceptance_hardware
-
     bare = {"n1": _host("nccl=\nib_write_bw=\nhcas="), "n2": _host("nccl=\nib_write_bw=\nhcas=")}
     assert acceptance_hardware(["n1", "n2"], bare) == {
         "nccl": {"skipped": "fewer than two nodes with GPUs"},
@@ -110,7 +113,5 @@ def test_hardware_plan_needs_two_equipped_nodes():
 
 
 def test_partitions_from_sinfo():
-    from ansible_collections.aicluster.slurm.plugins.filter.acceptance import acceptance_partitions
-
     text = "batch*|2|up|infinite\nh200|1|up|infinite\ninteractive|2|up|1\nold|4|down|infinite"
     assert acceptance_partitions(text) == [{"name": "batch", "nodes": 2}, {"name": "h200", "nodes": 1}, {"name": "interactive", "nodes": 1}]
