@@ -7,7 +7,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench bench-topology build docker image collection clean topology-it badinput secrets promtool schema
+.PHONY: help lab lab-shell lab-destroy test check figures lint unit sanity scenario bench bench-topology build docker image collection clean topology-it badinput secrets promtool schema variables-doc
 
 help:
 	@echo "make lab            build the lab (1 controller, 2 compute nodes) and run site.yml on it"
@@ -21,7 +21,8 @@ help:
 	@echo "make topology-it    render topology.conf from real fabric captures and start slurmctld on each"
 	@echo "make promtool       promtool check rules + test rules on the alert rules (tests/promtool)"
 	@echo "make badinput       bad inputs (tests/badinput) through site.yml on the live lab: all rejected, no host changed, cluster up, rollback"
-	@echo "make schema        regenerate the Slurm configuration schema from the packages' man pages (tools/)"
+	@echo "make schema         regenerate the Slurm configuration schema from the packages' man pages (tools/)"
+	@echo "make variables-doc  regenerate docs/variables.md from every role's meta/argument_specs.yml (tools/variables_doc.py)"
 	@echo "make secrets        first converge of a fresh lab at -vvv (tests/secrets): no secret in the output, secret files' owner and mode"
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
@@ -124,6 +125,11 @@ build: $(VENV)/.stamp
 # pages (tools/slurm_schema.sh, tools/gen_slurm_schema.py); commit the result.
 schema: image
 	bash tools/slurm_schema.sh
+
+# The variable reference from every role's argument specs; commit the result
+# (tests/unit/test_variables_doc.py fails when it is not current).
+variables-doc: $(VENV)/.stamp
+	python tools/variables_doc.py
 
 clean: lab-destroy
 	rm -rf .cache $(VENV)
