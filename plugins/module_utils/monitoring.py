@@ -14,6 +14,9 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+
 # Keys that exist in only one Prometheus major version (checked with Debian's
 # promtool 2.53.3 and 3.5.3). 2.x rejects fallback_scrape_protocol; without it
 # 3.x refuses a target that answers with a missing or odd Content-Type.
@@ -174,3 +177,11 @@ def alertmanager_config(receivers, route):
 def regex_alternatives(values):
     """A Prometheus (RE2) regex that matches exactly one of ``values``."""
     return "|".join(re.escape(str(value)) for value in values) or "$^"
+
+
+def input_findings(settings, groups, receivers, route, thresholds):
+    """Every monitoring input problem as preflight findings: thresholds, scrape jobs, the Alertmanager route; never raises for bad input."""
+    findings = [finding("monitoring", message, message.split(":", 1)[0]) for message in threshold_errors(thresholds)]
+    findings += preflight.findings_of("monitoring", "prometheus_scrape_jobs", prometheus_config, settings, groups)
+    findings += preflight.findings_of("monitoring", "prometheus_alertmanager_receivers", alertmanager_config, receivers, route)
+    return findings

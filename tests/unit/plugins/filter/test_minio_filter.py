@@ -4,14 +4,20 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.aicluster.slurm.plugins.filter.minio import FilterModule
+from ansible_collections.aicluster.slurm.plugins.module_utils import minio
 
 FILTERS = FilterModule().filters()
 SETTINGS = {"hosts": ["minio1"], "addresses": {}, "data_dirs": ["/mnt/disk1", "/mnt/disk2"], "port": 9000, "scheme": "http", "volumes": []}
 CREDENTIALS = {"root_user": "aicluster-root", "root_password": "Xq3v9ZrT0pLm2Wc8", "job_access_key": "jobs", "job_secret_key": "Jb7kR2nQ9sV4tY6u"}
 
 
-def test_filter_names():
-    assert sorted(FILTERS) == ["minio_expand", "minio_input_findings", "minio_job_policy", "minio_server_volumes"]
+def test_each_filter_is_its_module_utils_function():
+    assert {name: function.__wrapped__ for name, function in FILTERS.items()} == {
+        "minio_expand": minio.expand,
+        "minio_input_findings": minio.input_findings,
+        "minio_job_policy": minio.job_policy,
+        "minio_server_volumes": minio.server_volumes,
+    }
 
 
 def test_server_volumes():

@@ -179,3 +179,16 @@ def test_alertmanager_needs_a_receiver():
 def test_regex_alternatives_escape_each_value():
     assert monitoring.regex_alternatives(["/", "/var/lib/slurm", "/ckpt.d"]) == r"/|/var/lib/slurm|/ckpt\.d"
     assert monitoring.regex_alternatives([]) == "$^"
+
+
+def test_input_findings_name_each_bad_input():
+    findings = monitoring.input_findings(
+        {"jobs": [{"name": "x", "port": 1, "hosts": ["ghost"]}]}, {"all": []}, [], {}, {"prometheus_alert_gpu_temp_max_celsius": "hot"}
+    )
+    assert [(f["id"], f["variable"]) for f in findings] == [
+        ("monitoring", "prometheus_alert_gpu_temp_max_celsius"),
+        ("monitoring", "prometheus_scrape_jobs"),
+        ("monitoring", "prometheus_alertmanager_receivers"),
+    ]
+    assert "give at least one receiver" in findings[2]["message"]
+    assert monitoring.input_findings(_settings(), GROUPS, [{"name": "ops"}], {}, {}) == []
