@@ -27,3 +27,18 @@ def finding(check_id, message, variable=None, value=None, fix=None, severity="er
     result = {"id": check_id, "severity": severity, "variable": variable, "value": value, "message": message, "fix": fix}
     result.update(extra)
     return result
+
+
+def from_messages(messages, check_id, variable):
+    """Plain messages (each naming the value and the fix) as errors of the shared shape, for the preflight reporter."""
+    return [finding(check_id, message, variable) for message in messages]
+
+
+def prefixed(item, variable):
+    """A finding whose message names options of ``variable`` (a dict), with that variable named first; the input is not modified."""
+    return dict(item, message="%s: %s" % (variable, item["message"]))
+
+
+def line(item):
+    """One finding as ``[id] message``."""
+    return "[%s] %s" % (item["id"], item["message"])

@@ -7,6 +7,24 @@ and optionally ``file`` (a Slurm device expression such as
 ``/dev/nvidia[0-7]``; default ``/dev/nvidia[0-<count-1>]``). The node then
 gets ``Gres=gpu:h200:8`` in slurm.conf and one gres.conf line; nodes with the
 same declaration share a line.
+
+A node that discovers its GRES (``slurm_gres_discover``) gets them from what
+accelerator_info found instead: each GPU and NPU becomes one gres.conf line
+with its own device file and the Slurm cores of its NUMA node::
+
+    Name=gpu Type=h200 File=/dev/nvidia0 Cores=0-55
+    Name=npu Type=910b File=/dev/davinci0 Cores=144-167
+
+``Cores=`` are Slurm's logical core indices, not the OS CPU ids of sysfs'
+``local_cpulist``: core 0 is the first core of the first socket, then the
+second core of that socket, and so on (``Core L#`` of ``lstopo -l``), and the
+hyper-threads of one core share its index. accelerator_info maps the CPU ids to
+those indices from /sys/devices/system/cpu/cpuN/topology (package and core of
+each CPU), so interleaved numberings come out right. The mapping assumes the
+node's NodeName line describes the whole machine (all sockets and cores), as
+the collection writes it from the host's facts. Where the topology was not
+readable the device's ``cores`` is null and its line has no ``Cores=``
+(Slurm then lets any core use it).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,6 +39,8 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import co
 # AccountingStorageTRES=gres/gpu:<type> can name: no ':', ',', '=' or spaces.
 _TYPE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _DEVICE = re.compile(r"^/dev/[A-Za-z0-9_./\[\]\-,]+$")
+# accelerator_info keys and the GRES name of their devices.
+KINDS = (("gpus", "gpu"), ("npus", "npu"))
 
 
 class GresError(ValueError):
@@ -102,3 +122,83 @@ def exclusive_nodes(nodes, exclusive_types):
         if types and set(types) <= wanted:
             chosen.add(name)
     return chosen
+
+
+def _devices(info, types):
+    """``[(name, type, device_file, cores)]`` of one host's accelerator_info result, GPUs then NPUs, in device order."""
+    if not isinstance(info, dict):
+        raise GresError("accelerator facts must be the 'accelerators' dict that accelerator_info returns, not %r" % (info,))
+    types = types or {}
+    devices = []
+    for key, name in KINDS:
+        for device in info.get(key) or []:
+            gres_type = types.get(device.get("device_id")) or device.get("gres_type")
+            if not gres_type:
+                raise GresError(
+                    "%s at %s (PCI id %s) has no GRES type; pass types={'%s': '<type>'} to the filter"
+                    % (device.get("model"), device.get("pci_bus_id"), device.get("device_id"), device.get("device_id"))
+                )
+            devices.append((name, str(gres_type).lower(), device["device_file"], device.get("cores")))
+    return devices
+
+
+def accelerator_gres_conf(info, types=None):
+    """gres.conf lines of one host (without NodeName=), one per device; ``types``: {PCI device id: GRES type} overrides."""
+    lines = []
+    for name, gres_type, device_file, cores in _devices(info, types):
+        line = "Name=%s Type=%s File=%s" % (name, gres_type, device_file)
+        lines.append(line + (" Cores=%s" % cores if cores else ""))
+    return lines
+
+
+def accelerator_node_gres(info, types=None):
+    """The NodeName ``Gres=`` value of one host, e.g. ``gpu:h200:8`` or ``gpu:a100:2,gpu:l40s:2``; empty without devices."""
+    counts = {}
+    for name, gres_type, _file, _cores in _devices(info, types):
+        counts[(name, gres_type)] = counts.get((name, gres_type), 0) + 1
+    return ",".join("%s:%s:%d" % (name, gres_type, count) for (name, gres_type), count in counts.items())
+
+
+def accelerator_gres_types(info_by_node, types=None):
+    """GresTypes for slurm.conf: the GRES names any node has (gpu, npu)."""
+    names = {name for info in (info_by_node or {}).values() for name, _t, _f, _c in _devices(info, types)}
+    return [name for _key, name in KINDS if name in names]
+
+
+def accelerator_gres_lines(info_by_node, types=None):
+    """gres.conf lines of many nodes: ``NodeName=<hostlist> Name=... File=... Cores=...``.
+
+    ``info_by_node``: {node name: accelerator_info result}. Nodes whose lines are
+    identical share one NodeName hostlist, so a 1000-node cluster of one shape
+    gets 8 lines, not 8000.
+    """
+    shapes = {}
+    for node, info in (info_by_node or {}).items():
+        lines = tuple(accelerator_gres_conf(info, types))
+        if lines:
+            shapes.setdefault(lines, []).append(node)
+    result = []
+    for lines, nodes in sorted(shapes.items(), key=lambda item: compress(item[1])):
+        result.extend("NodeName=%s %s" % (compress(nodes), line) for line in lines)
+    return result
+
+
+def gres_types(config_types, discovered):
+    """GresTypes: the configured ones plus any GRES name a discovered node has (npu); None when there are none."""
+    names = [name for name in str(config_types or "").split(",") if name]
+    for name in accelerator_gres_types(discovered):
+        if name not in names:
+            names.append(name)
+    return ",".join(names) or None
+
+
+def gpu_files(gpus):
+    """The device files a ``slurm_node_gpus`` declaration promises (/dev/nvidia0, ...).
+
+    A malformed declaration gives none: the preflight ``gpus`` check reports it.
+    """
+    try:
+        normalized = normalize_gpus("host", gpus)
+    except GresError:
+        return []
+    return normalized["files"] if normalized else []

@@ -864,3 +864,8 @@ def summary(desired, state):
                 "associations": {account: {k: _render_assoc_value(k, v) or "" for k, v in assocs[account].items()} for account in sorted(assocs)},
             }
     return result
+
+
+def present_qos(qos):
+    """The QOS to be present (``state`` present or unset), by name only: ``[{"name": ...}]``."""
+    return [{"name": item["name"]} for item in qos or () if (item.get("state") or "present") == "present"]

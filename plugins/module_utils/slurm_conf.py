@@ -305,6 +305,20 @@ def partition_lines(partitions, groups, exclusive=(), common=None):
     return lines
 
 
+def conf_lines(config, nodes, partitions, groups, exclusive_gpu_types=(), partition_defaults=None):
+    """Every line of slurm.conf: parameters, then nodes, then partitions.
+
+    Partitions over nodes whose every GPU type is in ``exclusive_gpu_types`` are exclusive by default.
+    """
+    return (
+        parameter_lines(config)
+        + ["", "# Nodes: one line per hardware shape, from each host's facts"]
+        + node_lines(nodes)
+        + ["", "# Partitions"]
+        + partition_lines(partitions, groups, gres.exclusive_nodes(nodes, exclusive_gpu_types), partition_defaults)
+    )
+
+
 def parse_parameters(text):
     """Parameters of a slurm.conf text, keys lower-cased, node/partition lines skipped."""
     params = {}

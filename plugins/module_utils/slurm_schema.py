@@ -353,3 +353,8 @@ def check_text(page, text, series=None, plugins=None):
             if problem:
                 findings.append(finding("config_value", "%s %s" % (where, key), value, problem, "fix the variable that sets it"))
     return findings
+
+
+def plugins_of_files(paths):
+    """The installed plugins (``sched_backfill``) named by the paths of a host's Slurm plugin files (``.../sched_backfill.so``)."""
+    return [path.rsplit("/", 1)[-1][: -len(".so")] for path in paths if path.endswith(".so")]

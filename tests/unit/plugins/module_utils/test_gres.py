@@ -1,13 +1,27 @@
+import importlib.util
+import pathlib
+
 import pytest
 
+from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import gather
 from ansible_collections.aicluster.slurm.plugins.module_utils.gres import (
     GresError,
+    accelerator_gres_conf,
+    accelerator_gres_lines,
+    accelerator_gres_types,
+    accelerator_node_gres,
     exclusive_nodes,
+    gpu_files,
     gpu_types,
     gres_lines,
+    gres_types,
     node_gres,
     normalize_gpus,
 )
+
+_spec = importlib.util.spec_from_file_location("replay", pathlib.Path(__file__).parents[2] / "fixtures" / "accelerators" / "replay.py")
+replay = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(replay)
 
 
 @pytest.mark.parametrize(
@@ -98,3 +112,100 @@ def test_exclusive_nodes():
     }
     assert exclusive_nodes(nodes, ["H200", "a100"]) == {"h"}
     assert exclusive_nodes(nodes, []) == set()
+
+
+@pytest.mark.parametrize(
+    ("gpus", "expected"),
+    [
+        ({}, []),
+        ({"type": "h200", "count": 2}, ["/dev/nvidia0", "/dev/nvidia1"]),
+        ({"type": "h200", "file": "/dev/nvidia[6-7]"}, ["/dev/nvidia6", "/dev/nvidia7"]),
+        ({"type": "h200", "count": 0}, []),
+    ],
+    ids=["none", "count", "file", "malformed-gives-none"],
+)
+def test_gpu_files(gpus, expected):
+    assert gpu_files(gpus) == expected
+
+
+# --- GRES from what accelerator_info found (slurm_gres_discover) --------------
+
+NPUS = {"gpus": [], "npus": [{"device_id": "0xd802", "gres_type": "910b", "device_file": "/dev/davinci0", "cores": "0-23"}]}
+
+
+@pytest.fixture
+def facts(tmp_path):
+    def load(name):
+        root = tmp_path / name
+        manifest, commands = replay.materialize(name, str(root))
+        return gather(str(root), commands)
+
+    return load
+
+
+def test_accelerator_h200_lines(facts):
+    lines = accelerator_gres_conf(facts("h200_hgx"))
+    assert lines == ["Name=gpu Type=h200 File=/dev/nvidia%d Cores=%s" % (i, "0-55" if i < 4 else "56-111") for i in range(8)]
+    assert accelerator_node_gres(facts("h200_hgx")) == "gpu:h200:8"
+
+
+def test_accelerator_910b_lines(facts):
+    lines = accelerator_gres_conf(facts("ascend_910b"))
+    cores = ["144-167", "144-167", "96-119", "96-119", "0-23", "0-23", "48-71", "48-71"]
+    assert lines == ["Name=npu Type=910b File=/dev/davinci%d Cores=%s" % (i, core) for i, core in enumerate(cores)]
+    assert accelerator_node_gres(facts("ascend_910b")) == "npu:910b:8"
+
+
+def test_accelerator_cpu_only_host_has_nothing(facts):
+    info = facts("cpu_only")
+    assert accelerator_gres_conf(info) == []
+    assert accelerator_node_gres(info) == ""
+    assert accelerator_gres_lines({"cpu01": info}) == []
+    assert accelerator_gres_types({"cpu01": info}) == []
+
+
+def test_accelerator_nodes_of_one_shape_share_lines(facts):
+    gpu, npu = facts("h200_hgx"), facts("ascend_910b")
+    lines = accelerator_gres_lines({"gpu01": gpu, "gpu02": gpu, "npu01": npu})
+    assert lines[0] == "NodeName=gpu[01-02] Name=gpu Type=h200 File=/dev/nvidia0 Cores=0-55"
+    assert lines[8] == "NodeName=npu01 Name=npu Type=910b File=/dev/davinci0 Cores=144-167"
+    assert len(lines) == 16
+    assert accelerator_gres_types({"gpu01": gpu, "npu01": npu}) == ["gpu", "npu"]
+
+
+def test_accelerator_missing_cores_and_type_override():
+    info = {"gpus": [{"device_id": "0x9999", "model": "unknown 10de:9999", "gres_type": None, "device_file": "/dev/nvidia0", "cores": None}]}
+    with pytest.raises(GresError, match=r"unknown 10de:9999 at None \(PCI id 0x9999\) has no GRES type; pass types=\{'0x9999': '<type>'\}"):
+        accelerator_gres_conf(info)
+    assert accelerator_gres_conf(info, {"0x9999": "RTX6000"}) == ["Name=gpu Type=rtx6000 File=/dev/nvidia0"]
+    assert accelerator_node_gres(info, {"0x9999": "rtx6000"}) == "gpu:rtx6000:1"
+
+
+def test_accelerator_mixed_types_gres_string():
+    info = {
+        "gpus": [
+            {"device_id": "0x20b2", "gres_type": "a100", "device_file": "/dev/nvidia0", "cores": "0-7"},
+            {"device_id": "0x26b9", "gres_type": "l40s", "device_file": "/dev/nvidia1", "cores": "8-15"},
+            {"device_id": "0x20b2", "gres_type": "a100", "device_file": "/dev/nvidia2", "cores": "0-7"},
+        ]
+    }
+    assert accelerator_node_gres(info) == "gpu:a100:2,gpu:l40s:1"
+
+
+def test_accelerator_rejects_non_dict():
+    with pytest.raises(GresError, match="accelerator facts must be the 'accelerators' dict that accelerator_info returns, not \\['gpu'\\]"):
+        accelerator_gres_conf(["gpu"])
+
+
+@pytest.mark.parametrize(
+    ("configured", "discovered", "expected"),
+    [
+        ("gpu", {}, "gpu"),
+        ("gpu", {"n1": NPUS}, "gpu,npu"),
+        ("", {"n1": NPUS}, "npu"),
+        ("gpu,npu", {"n1": NPUS}, "gpu,npu"),
+        ("", {}, None),
+    ],
+)
+def test_gres_types(configured, discovered, expected):
+    assert gres_types(configured, discovered) == expected
