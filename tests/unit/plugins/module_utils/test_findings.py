@@ -1,7 +1,7 @@
 import pytest
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import driver_compat, exporters, minio, preflight, slurm_schema
-from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding, from_messages, line, prefixed
 
 SHAPE = {"id", "severity", "variable", "value", "message", "fix"}
 
@@ -52,3 +52,18 @@ def test_findings_name_their_variable():
     assert {f["variable"] for f in minio.credential_findings("root", "short", "root", "short")} >= {"minio_root_password"}
     assert preflight.check_munge_key("!!")[0]["variable"] == "slurm_munge_key"
     assert preflight.check_groups({})[0]["variable"] == "groups.slurmctld"
+
+
+def test_from_messages_of_plain_messages():
+    assert from_messages(["x=1: too big; lower it"], "nvidia_driver", "x") == [
+        {"id": "nvidia_driver", "severity": "error", "variable": "x", "value": None, "message": "x=1: too big; lower it", "fix": None}
+    ]
+    assert from_messages([], "nvidia_driver", "x") == []
+
+
+def test_line_and_prefixed_name_the_variable_first():
+    item = {"id": "NV-CUDA", "severity": "error", "message": "nvidia_driver=570.172.08 cannot run CUDA 13.0"}
+    assert line(prefixed(item, "accelerator_versions")) == "[NV-CUDA] accelerator_versions: nvidia_driver=570.172.08 cannot run CUDA 13.0"
+    assert prefixed(item, "v") == dict(item, message="v: nvidia_driver=570.172.08 cannot run CUDA 13.0")
+    assert item["message"].startswith("nvidia_driver")  # the input is not modified
+    assert line({"id": "secrets", "severity": "error", "message": "bad key"}) == "[secrets] bad key"

@@ -686,3 +686,9 @@ def test_module_utils_is_stdlib_only():
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "re"}
+
+
+def test_present_qos_keeps_the_present_ones_bare():
+    qos = [{"name": "high", "priority": 100, "max_tres_per_user": "gres/gpu=16"}, {"name": "old", "state": "absent"}, {"name": "low", "state": "present"}]
+    assert sacctmgr.present_qos(qos) == [{"name": "high"}, {"name": "low"}]
+    assert sacctmgr.present_qos(None) == []

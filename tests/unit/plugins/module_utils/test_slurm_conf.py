@@ -3,6 +3,7 @@ import pytest
 from ansible_collections.aicluster.slurm.plugins.module_utils import slurm_conf
 from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_conf import (
     SlurmConfError,
+    conf_lines,
     format_value,
     merge_config,
     node_from_facts,
@@ -243,6 +244,55 @@ def test_partition_lines():
         "PartitionName=batch Nodes=node[01-03] Default=YES MaxTime=INFINITE State=UP",
         "PartitionName=gpu Nodes=gpu[1-2] Default=NO MaxTime=2-00:00:00 OverSubscribe=NO PriorityTier=2 State=UP",
     ]
+
+
+CONF_NODES = {
+    "node01": NODE,
+    "node02": NODE,
+    "gpu1": {"CPUs": 8, "Sockets": 1, "CoresPerSocket": 8, "ThreadsPerCore": 1, "RealMemory": 7000, "NodeAddr": "gpu1.cluster.example", "Gres": "gpu:2"},
+}
+CONF_GROUPS = {"slurmctld": ["ctl1"], "slurm_compute": ["node01", "node02"], "gpu": ["gpu1"]}
+
+
+def test_conf_lines_parameters_then_nodes_then_partitions():
+    partitions = [{"name": "batch", "groups": ["slurm_compute"], "default": True}, {"name": "gpu", "groups": ["gpu"]}]
+    assert conf_lines({"SlurmctldHost": ["ctl1"], "ClusterName": "ai"}, CONF_NODES, partitions, CONF_GROUPS) == [
+        "ClusterName=ai",
+        "SlurmctldHost=ctl1",
+        "",
+        "# Nodes: one line per hardware shape, from each host's facts",
+        "NodeName=gpu1 CPUs=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=7000 NodeAddr=gpu1.cluster.example Gres=gpu:2 State=UNKNOWN",
+        "NodeName=node[01-02] CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=7000 State=UNKNOWN",
+        "",
+        "# Partitions",
+        "PartitionName=batch Nodes=node[01-02] Default=YES MaxTime=INFINITE State=UP",
+        "PartitionName=gpu Nodes=gpu1 Default=NO MaxTime=INFINITE State=UP",
+    ]
+
+
+def test_conf_lines_exclusive_gpu_types_and_partition_defaults():
+    nodes = {"g1": dict(NODE, Gres="gpu:h200:4"), "l1": dict(NODE, Gres="gpu:l40s:2")}
+    groups = {"h200": ["g1"], "l40s": ["l1"]}
+    partitions = [{"name": "h200", "groups": ["h200"], "default": True}, {"name": "l40s", "groups": ["l40s"]}]
+    lines = conf_lines({}, nodes, partitions, groups, ["H200"], {"MaxTime": "1-00:00:00"})
+    assert lines[-2:] == [
+        "PartitionName=h200 Nodes=g1 Default=YES MaxTime=1-00:00:00 OverSubscribe=EXCLUSIVE State=UP",
+        "PartitionName=l40s Nodes=l1 Default=NO MaxTime=1-00:00:00 State=UP",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("partitions", "message"),
+    [
+        ([{"name": "batch", "groups": ["nosuch"]}], "partition batch refers to inventory group nosuch"),
+        ([{"name": "a", "groups": ["gpu"], "default": True}, {"name": "b", "groups": ["gpu"], "default": True}], "a, b are all marked default"),
+        ([], "slurm_partitions is empty"),
+    ],
+    ids=["missing-group", "two-defaults", "no-partitions"],
+)
+def test_conf_lines_errors(partitions, message):
+    with pytest.raises(SlurmConfError, match=message):
+        conf_lines({}, {}, partitions, CONF_GROUPS)
 
 
 def test_partition_lines_merges_groups():

@@ -251,3 +251,9 @@ def test_gres_conf_lines_as_the_collection_writes_them():
     """Discovered GPUs and Ascend NPUs (a GRES name of GresTypes' own, npu) pass."""
     text = "AutoDetect=off\nNodeName=n1 Name=gpu Type=h200 File=/dev/nvidia0 Cores=0-55\nNodeName=n2 Name=npu Type=910b File=/dev/davinci0 Cores=0-23\n"
     assert slurm_schema.check_text("gres.conf", text) == []
+
+
+def test_plugins_of_files_are_the_stems_of_the_shared_objects():
+    paths = ["/usr/lib/x/slurm-wlm/sched_backfill.so", "/usr/lib/x/slurm-wlm/select_cons_tres.so", "/usr/lib/x/slurm-wlm/README", "/x/so"]
+    assert slurm_schema.plugins_of_files(paths) == ["sched_backfill", "select_cons_tres"]
+    assert slurm_schema.plugins_of_files([]) == []
