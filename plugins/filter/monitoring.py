@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import monitoring
-from ansible_collections.aicluster.slurm.plugins.plugin_utils.filter_errors import filter_errors
+from ansible_collections.aicluster.slurm.plugins.plugin_utils.filters import filter_errors
 
 _wrap = filter_errors(monitoring.MonitoringError)
 

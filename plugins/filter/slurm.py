@@ -14,7 +14,7 @@ __metaclass__ = type
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import findings, gres, hostlist, preflight, sacctmgr, slurm_conf, slurm_hosts, slurm_schema
 from ansible_collections.aicluster.slurm.plugins.module_utils.topology import TopologyError
-from ansible_collections.aicluster.slurm.plugins.plugin_utils.filter_errors import filter_errors
+from ansible_collections.aicluster.slurm.plugins.plugin_utils.filters import filter_errors
 
 _model = filter_errors(slurm_conf.SlurmConfError, gres.GresError, TopologyError)
 

@@ -1,9 +1,9 @@
-"""Unit tests for plugins/plugin_utils/filter_errors.py: the one wrapper every filter uses."""
+"""Unit tests for plugins/plugin_utils/filters.py: the one wrapper every filter uses."""
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aicluster.slurm.plugins.plugin_utils.filter_errors import filter_errors
+from ansible_collections.aicluster.slurm.plugins.plugin_utils.filters import filter_errors, filters_of
 
 
 class InputError(ValueError):
@@ -46,3 +46,12 @@ def test_keeps_name_and_doc():
     wrapped = filter_errors(InputError)(check)
     assert wrapped.__name__ == "check"
     assert wrapped.__doc__ == "Refuse values over ``limit``."
+
+
+def test_filters_of_maps_names_and_wraps_only_when_errors_are_named():
+    plain = filters_of((check,))
+    assert plain == {"check": check}
+    wrapped = filters_of((check,), InputError)
+    assert wrapped["check"](3) == 3
+    with pytest.raises(AnsibleFilterError, match="over 10"):
+        wrapped["check"](11)
