@@ -110,9 +110,16 @@ def slurm_gres_discover_hosts(names, hostvars):
     return slurm_hosts.gres_discover_hosts(_hosts(names, hostvars, slurm_hosts.GRES_VARIABLES), names)
 
 
-def slurm_discovered(results):
-    """{host: accelerators} from a registered loop of accelerator_info delegated to each host."""
-    return {item["item"]: item["accelerators"] for item in (results or []) if "accelerators" in item}
+def slurm_hardware_unread(names, hostvars):
+    """The hosts among ``names`` whose accelerators this run has not read yet (preflight_hardware)."""
+    names = list(names)
+    return slurm_hosts.hardware_unread(_hosts(names, hostvars, slurm_hosts.HARDWARE_VARIABLES), names)
+
+
+def slurm_discovered(names, hostvars, results=()):
+    """{host: accelerators} of the hosts ``names``: read earlier in this run, or in a registered loop of accelerator_info."""
+    names = list(names)
+    return slurm_hosts.discovered(_hosts(names, hostvars, slurm_hosts.HARDWARE_VARIABLES), names, results)
 
 
 def slurm_gres_types(config_types, discovered):
@@ -242,6 +249,7 @@ class FilterModule(object):
             "slurm_emulating_hosts": slurm_emulating_hosts,
             "slurm_gpu_files": slurm_gpu_files,
             "slurm_discovered": slurm_discovered,
+            "slurm_hardware_unread": slurm_hardware_unread,
             "slurm_gres_discover_hosts": slurm_gres_discover_hosts,
             "slurm_gres_lines": slurm_gres_lines,
             "slurm_gres_types": slurm_gres_types,

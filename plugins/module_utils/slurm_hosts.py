@@ -23,6 +23,7 @@ FACT_VARIABLES = ("ansible_facts",)
 NODE_VARIABLES = ("ansible_facts", "slurm_node_config", "slurm_node_features", "slurm_node_gpus", "slurm_emulated_nodes", "slurm_gres_discover_types")
 GRES_VARIABLES = ("slurm_node_gpus", "slurm_emulated_nodes", "slurm_gres_discover", "slurm_gres_discover_types")
 TOPOLOGY_VARIABLES = ("slurm_topology_leaf",)
+HARDWARE_VARIABLES = ("accelerator_info_root", "preflight_hardware")
 
 
 def _vars(hosts, name):
@@ -148,6 +149,30 @@ def gres_discover_hosts(hosts, names):
             )
         chosen.append(name)
     return chosen
+
+
+def hardware_tree(hosts, name):
+    """The tree accelerator_info reads for a host: ``accelerator_info_root`` (a recorded tree) or the host's own /."""
+    return _vars(hosts, name).get("accelerator_info_root") or "/"
+
+
+def hardware_unread(hosts, names):
+    """The hosts among ``names`` whose accelerators this run has not read yet from their tree.
+
+    ``preflight_hardware`` (roles/preflight/tasks/hardware.yml) is ``{tree: accelerators}``, set once a run.
+    """
+    return [name for name in names if hardware_tree(hosts, name) not in (_vars(hosts, name).get("preflight_hardware") or {})]
+
+
+def discovered(hosts, names, results=()):
+    """``{host: accelerators}`` for the hosts ``names``: read earlier in this run, or in ``results``
+    (a registered loop of accelerator_info delegated to each host in ``hardware_unread``)."""
+    found = {item["item"]: item["accelerators"] for item in results or () if "accelerators" in item}
+    for name in names:
+        known = _vars(hosts, name).get("preflight_hardware") or {}
+        if name not in found and hardware_tree(hosts, name) in known:
+            found[name] = known[hardware_tree(hosts, name)]
+    return found
 
 
 def topology_switches(hosts, names, spines=None):

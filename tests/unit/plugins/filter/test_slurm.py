@@ -21,6 +21,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_gres_lines,
     slurm_gres_types,
     slurm_groups_without,
+    slurm_hardware_unread,
     slurm_hosts_of_nodes,
     slurm_hosts_without_facts,
     slurm_merge_config,
@@ -89,6 +90,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_emulating_hosts": slurm_emulating_hosts,
         "slurm_gpu_files": slurm_gpu_files,
         "slurm_discovered": slurm_discovered,
+        "slurm_hardware_unread": slurm_hardware_unread,
         "slurm_gres_discover_hosts": slurm_gres_discover_hosts,
         "slurm_gres_lines": slurm_gres_lines,
         "slurm_gres_types": slurm_gres_types,
@@ -261,12 +263,23 @@ def test_slurm_slurmd_pending():
     assert slurm_slurmd_pending(before, after) == ["b"]
 
 
-def test_slurm_discovered_from_registered_loop():
+def test_slurm_discovered_from_registered_loop_and_this_runs_reads():
     npus = {"gpus": [], "npus": [{"device_id": "0xd802", "gres_type": "910b", "device_file": "/dev/davinci0", "cores": "0-23"}]}
+    gpus = {"gpus": [{"gres_type": "h200"}], "npus": []}
+    hostvars = HostVars(
+        {
+            "d2": {},
+            "g1": {"accelerator_info_root": "/replay/h200", "preflight_hardware": {"/": {"gpus": []}, "/replay/h200": gpus}},
+            "g2": {"preflight_hardware": {"/replay/h200": gpus}},
+        }
+    )
+    # g1 was read from its own tree this run; g2 only from another tree; d2 never.
+    assert slurm_hardware_unread(["d2", "g1", "g2"], hostvars) == ["d2", "g2"]
     results = [{"item": "d2", "accelerators": npus}, {"item": "x", "skipped": True}]
-    assert slurm_discovered(results) == {"d2": npus}
-    assert slurm_discovered(None) == {}
-    assert slurm_gres_types("gpu", slurm_discovered(results)) == "gpu,npu"
+    assert slurm_discovered(["d2", "g1"], hostvars, results) == {"d2": npus, "g1": gpus}
+    assert slurm_discovered(["d2"], hostvars, None) == {}
+    assert slurm_gres_types("gpu", slurm_discovered(["d2"], hostvars, results)) == "gpu,npu"
+    assert hostvars.read <= {(name, key) for name in ("d2", "g1", "g2") for key in ("accelerator_info_root", "preflight_hardware")}
 
 
 def test_slurm_groups_without():
