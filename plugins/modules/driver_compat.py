@@ -78,6 +78,12 @@ options:
     type: list
     elements: str
     default: []
+  versions:
+    description:
+      - The options above except O(facts), O(os_id), O(os_version) and O(today), as one dict (the shape of the
+        inventory's C(accelerator_versions)); a key given here takes precedence over the option of the same name.
+      - An unknown key or a value of the wrong type fails the module with the key named.
+    type: dict
   today:
     description: Date (C(YYYY-MM-DD)) to judge branch end of life against; default today.
     type: str
@@ -173,11 +179,31 @@ OPTIONS = {
     "skip": {"type": "list", "elements": "str", "default": []},
     "today": {"type": "str"},
 }
+# What ``versions`` may hold: the version options, typed as at the top level, without defaults (absent = not given).
+VERSION_KEYS = (
+    "nvidia_driver",
+    "nvidia_flavour",
+    "cuda",
+    "fabricmanager",
+    "module_build",
+    "secure_boot_signing",
+    "ascend_driver",
+    "ascend_firmware",
+    "ascend_firmware_range",
+    "cann",
+    "allow_unlisted_os",
+    "skip",
+)
+OPTIONS["versions"] = {
+    "type": "dict",
+    "options": {key: {name: value for name, value in OPTIONS[key].items() if name != "default"} for key in VERSION_KEYS},
+}
 
 
 def main():
     module = AnsibleModule(argument_spec=OPTIONS, supports_check_mode=True)
-    params = module.params
+    params = dict(module.params)
+    params.update((key, value) for key, value in (params.pop("versions") or {}).items() if value is not None)
     today = None
     if params["today"]:
         try:

@@ -283,3 +283,28 @@ def test_module_rejects_bad_date(run_module):
     result = run_module(driver_compat.main, {"facts": {}, "today": "15/01/2026"})
     assert result["failed"] is True
     assert "today=" in result["msg"]
+
+
+def test_module_versions_dict_is_the_same_as_the_options(run_module):
+    facts = host([gpu()] * 8, switches=4)
+    options = {"nvidia_driver": "580.95.05", "skip": ["NV-FM"], "cuda": ["12.8"]}
+    flat = run_module(driver_compat.main, dict(options, facts=facts, today="2026-01-15"))
+    nested = run_module(driver_compat.main, {"facts": facts, "versions": options, "today": "2026-01-15"})
+    assert nested == flat
+    # A key in versions wins over the top-level option; an absent one leaves it.
+    wins = run_module(driver_compat.main, {"facts": facts, "nvidia_driver": "535.216.03", "versions": options, "today": "2026-01-15"})
+    assert wins == flat
+
+
+@pytest.mark.parametrize(
+    ("versions", "says"),
+    [
+        ({"nvidia_drivre": "580.95.05"}, "nvidia_drivre"),
+        ({"secure_boot_signing": "maybe"}, "secure_boot_signing"),
+        ({"nvidia_flavour": "closed"}, "nvidia_flavour"),
+    ],
+)
+def test_module_versions_dict_refuses_unknown_keys_and_bad_types(run_module, versions, says):
+    result = run_module(driver_compat.main, {"facts": {}, "versions": versions})
+    assert result["failed"] is True
+    assert says in result["msg"]
