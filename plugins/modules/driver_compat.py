@@ -158,6 +158,8 @@ fabricmanager_package:
 import datetime
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import driver_compat
 
@@ -178,6 +180,7 @@ OPTIONS = {
     "allow_unlisted_os": {"type": "bool", "default": False},
     "skip": {"type": "list", "elements": "str", "default": []},
     "today": {"type": "str"},
+    "versions": {"type": "dict"},
 }
 # What ``versions`` may hold: the version options, typed as at the top level, without defaults (absent = not given).
 VERSION_KEYS = (
@@ -194,16 +197,24 @@ VERSION_KEYS = (
     "allow_unlisted_os",
     "skip",
 )
-OPTIONS["versions"] = {
-    "type": "dict",
-    "options": {key: {name: value for name, value in OPTIONS[key].items() if name != "default"} for key in VERSION_KEYS},
-}
+VERSIONS_SPEC = {key: {name: value for name, value in OPTIONS[key].items() if name != "default"} for key in VERSION_KEYS}
+
+
+def versions_of(versions):
+    """``versions`` typed as the top-level options, and the problems with it (unknown keys, wrong types), each naming the key."""
+    result = ArgumentSpecValidator(VERSIONS_SPEC).validate(versions or {})
+    problems = ["versions.%s is not a version option (known: %s)" % (key, ", ".join(VERSION_KEYS)) for key in sorted(result.unsupported_parameters)]
+    problems += ["versions: %s" % error.msg for error in result.errors if not isinstance(error, UnsupportedError)]
+    return {key: value for key, value in result.validated_parameters.items() if value is not None}, problems
 
 
 def main():
     module = AnsibleModule(argument_spec=OPTIONS, supports_check_mode=True)
     params = dict(module.params)
-    params.update((key, value) for key, value in (params.pop("versions") or {}).items() if value is not None)
+    versions, problems = versions_of(params.pop("versions"))
+    if problems:
+        module.fail_json(msg="; ".join(problems))
+    params.update(versions)
     today = None
     if params["today"]:
         try:
