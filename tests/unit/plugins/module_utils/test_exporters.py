@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import exporters
+from ansible_collections.aicluster.slurm.plugins.module_utils import exporters, pinned_binary
 
 GROUPS = {"all": ["ctl", "gpu1", "gpu2"], "slurm_exporter": ["ctl"], "dcgm_exporter": ["gpu1", "gpu2"], "empty": []}
 GO = {
@@ -89,16 +89,25 @@ def test_the_plan_builds_go_on_the_control_node_and_installs_by_group():
     assert slurm["service"] == "aicluster-slurm-exporter"
     assert slurm["binary"] == "/usr/local/bin/slurm-exporter"
     assert slurm["exec_start"] == "/usr/local/bin/slurm-exporter --web.listen-address=:9341"
-    assert slurm["build"] == "/cache/slurm_exporter/v1.8.4/slurm_exporter"
-    assert slurm["module_line"] == "mod\tgithub.com/sckyzo/slurm_exporter\tv1.8.4\th1:" + "A" * 43 + "="
+    assert slurm["build_dir"] == "/cache/slurm_exporter/v1.8.4"
+    assert slurm["variable"] == "exporters_install.slurm_exporter."
     assert slurm["user"] == "prometheus"
     assert dcgm["hosts"] == ["gpu1", "gpu2"]
-    assert "build" not in dcgm
+    assert "build_dir" not in dcgm
     assert dcgm["sha256"] == "a" * 64
 
 
+def test_the_plan_is_a_pinned_binary_spec_with_its_build():
+    (dcgm, slurm) = pinned_binary.plan(exporters.plan({"slurm_exporter": GO, "dcgm_exporter": FILE}, GROUPS, "/cache/"))
+    assert slurm["build"] == "/cache/slurm_exporter/v1.8.4/slurm_exporter"
+    assert slurm["module_line"] == "mod\tgithub.com/sckyzo/slurm_exporter\tv1.8.4\th1:" + "A" * 43 + "="
+    assert slurm["binary"] == "/usr/local/bin/slurm-exporter"
+    assert slurm["hosts"] == ["ctl"]
+    assert "build" not in dcgm
+
+
 def test_a_major_version_suffix_is_not_the_binary_name():
-    (entry,) = exporters.plan({"slurm_exporter": dict(GO, module="example.org/x/v2", package="example.org/x/v2")}, GROUPS, "/c")
+    (entry,) = pinned_binary.plan(exporters.plan({"slurm_exporter": dict(GO, module="example.org/x/v2", package="example.org/x/v2")}, GROUPS, "/c"))
     assert entry["build"] == "/c/slurm_exporter/v1.8.4/x"
 
 
