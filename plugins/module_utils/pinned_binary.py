@@ -28,7 +28,6 @@ import re
 from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 
 SOURCES = ("go", "url", "file")
-KEYS = ("name", "hosts", "binary", "source", "version", "module", "package", "go_sum", "go_min", "build_dir", "url", "file", "sha256", "variable", "check_id")
 DEFAULT_CHECK_ID = "PIN-{kind}"
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
