@@ -21,6 +21,9 @@ def _importable(name):
         return False
 
 
+# repo_scripts (the scripts under test, loaded as modules) sits beside this file.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
 if not _importable(COLLECTION):
     collections_path = pathlib.Path(__file__).resolve().parents[2] / ".cache" / "collections"
     sys.path.insert(0, str(collections_path))

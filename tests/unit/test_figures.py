@@ -1,15 +1,11 @@
 """tests/figures.py: the figures table of make test, and when it fails."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from repo_scripts import load
 
-SCRIPT = Path(__file__).resolve().parents[1] / "figures.py"
-SPEC = importlib.util.spec_from_file_location("aicluster_figures", SCRIPT)
-figures = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(figures)
+figures = load("tests/figures.py", "aicluster_figures")
 
 GOOD = {
     "badinput.json": {

@@ -1,16 +1,13 @@
 """tests/harness.py: the lanes of make test and its timing table."""
 
-import importlib.util
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from repo_scripts import load
 
-SCRIPT = Path(__file__).resolve().parents[1] / "harness.py"
-SPEC = importlib.util.spec_from_file_location("aicluster_harness", SCRIPT)
-harness = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(harness)
+harness = load("tests/harness.py", "aicluster_harness")
 
 MOLECULE_LOG = """\
 \x1b[36mINFO    \x1b[0m \x1b[32mgpu\x1b[0m \u279c \x1b[33mcreate\x1b[0m: \x1b[36mExecuting\x1b[0m

@@ -2,14 +2,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """bench/locality.py: leaf switches a job uses against the fewest possible."""
 
-import importlib.util
 import json
-import pathlib
 
-PATH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "locality.py"
-SPEC = importlib.util.spec_from_file_location("locality", PATH)
-locality = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(locality)
+from repo_scripts import load
+
+locality = load("bench/locality.py")
 
 # `scontrol show topology` lists every switch with all the nodes beneath it.
 SCONTROL = """\

@@ -2,15 +2,14 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """bench/scheduling.py: the trace, the flat baseline's slurm.conf, sdiag and percentiles."""
 
-import importlib.util
 import pathlib
 import sys
 
+from repo_scripts import load
+
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
-SPEC = importlib.util.spec_from_file_location("scheduling", BENCH / "scheduling.py")
-scheduling = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(scheduling)
+scheduling = load("bench/scheduling.py")
 
 CONF = """\
 ClusterName=large

@@ -1,15 +1,11 @@
 """tests/secrets/run.py's search: a secret is found raw, base64 or hex, also when wrapped over lines."""
 
 import base64
-import importlib.util
-from pathlib import Path
 
 import pytest
+from repo_scripts import load
 
-SCRIPT = Path(__file__).resolve().parents[1] / "secrets" / "run.py"
-SPEC = importlib.util.spec_from_file_location("aicluster_secrets_run", SCRIPT)
-secrets_run = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(secrets_run)
+secrets_run = load("tests/secrets/run.py", "aicluster_secrets_run")
 
 KEY = bytes(range(256))[:128]
 PASSWORD = "Zq8sN2vLx0PbT4kWm7RcY1dHf6GjA3uE"

@@ -1,16 +1,13 @@
 """docs/variables.md is what tools/variables_doc.py writes now; the docs' relative links resolve."""
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from repo_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "tools" / "variables_doc.py"
-SPEC = importlib.util.spec_from_file_location("aicluster_variables_doc", SCRIPT)
-variables_doc = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(variables_doc)
+variables_doc = load("tools/variables_doc.py", "aicluster_variables_doc")
 
 # [text](target) and [text]: target; the target up to a space, ) or #.
 LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>#]*)[^)]*\)|^\s*\[[^\]]+\]:\s*(\S+)", re.MULTILINE)

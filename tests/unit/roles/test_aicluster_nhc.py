@@ -1,6 +1,5 @@
 """Unit tests for roles/healthcheck/files/aicluster_nhc.py, the node health check."""
 
-import importlib.util
 import json
 import os
 import stat
@@ -10,24 +9,13 @@ import time
 from pathlib import Path
 
 import pytest
+from repo_scripts import load
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "roles" / "healthcheck" / "files" / "aicluster_nhc.py"
 
 
-def _import(path):
-    spec = importlib.util.spec_from_file_location("aicluster_nhc", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in the role's files/
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = write_bytecode
-    return module
-
-
-nhc = _import(SCRIPT)
+nhc = load("roles/healthcheck/files/aicluster_nhc.py")
 
 XID_ISO = "2026-12-03T07:55:41,123456+00:00 NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
 XID_MONO = "[ 1234.5678] NVRM: Xid (PCI:0000:86:00): 48, pid=2345, name=python3, An uncorrectable double bit error (DBE) has been detected."

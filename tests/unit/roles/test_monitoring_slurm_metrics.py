@@ -1,28 +1,16 @@
 """Unit tests for roles/node_exporter/files/aicluster_slurm_metrics.py, Slurm metrics for node exporter."""
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
+from repo_scripts import load
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "roles" / "node_exporter" / "files" / "aicluster_slurm_metrics.py"
 
 
-def _import(path):
-    spec = importlib.util.spec_from_file_location("aicluster_slurm_metrics", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in the role's files/
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = write_bytecode
-    return module
-
-
-metrics = _import(SCRIPT)
+metrics = load("roles/node_exporter/files/aicluster_slurm_metrics.py")
 
 # sinfo --Node --noheader --format=%N|%T on a cluster with a node in two
 # partitions, one whose slurmd stopped, one drained.

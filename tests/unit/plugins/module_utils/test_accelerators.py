@@ -1,13 +1,9 @@
-import importlib.util
-import pathlib
-
 import pytest
+from repo_scripts import load
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import accelerators as acc
 
-_spec = importlib.util.spec_from_file_location("replay", pathlib.Path(__file__).parents[2] / "fixtures" / "accelerators" / "replay.py")
-replay = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(replay)
+replay = load("tests/unit/fixtures/accelerators/replay.py")
 
 
 def gathered(tmp_path, name):

@@ -1,7 +1,5 @@
-import importlib.util
-import pathlib
-
 import pytest
+from repo_scripts import load
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import gather
 from ansible_collections.aicluster.slurm.plugins.module_utils.gres import (
@@ -19,9 +17,7 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.gres import (
     normalize_gpus,
 )
 
-_spec = importlib.util.spec_from_file_location("replay", pathlib.Path(__file__).parents[2] / "fixtures" / "accelerators" / "replay.py")
-replay = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(replay)
+replay = load("tests/unit/fixtures/accelerators/replay.py")
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Unit tests for plugins/module_utils/healthcheck.py: the checker's configuration and the checks of the role's variables."""
 
 import pytest
+from repo_scripts import load
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.healthcheck import (
     CHECKS,
@@ -57,19 +58,9 @@ def test_settings_alone_are_checked_for_preflight():
 
 def test_config_loads_in_the_checker():
     # The commands left out are the checker's defaults; the checker must accept the config as written.
-    import importlib.util
     import json
-    import sys
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[4] / "roles" / "healthcheck" / "files" / "aicluster_nhc.py"
-    spec = importlib.util.spec_from_file_location("aicluster_nhc_config_test", path)
-    nhc = importlib.util.module_from_spec(spec)
-    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in the role's files/
-    try:
-        spec.loader.exec_module(nhc)
-    finally:
-        sys.dont_write_bytecode = write_bytecode
+    nhc = load("roles/healthcheck/files/aicluster_nhc.py", "aicluster_nhc_config_test")
     parsed = nhc.parse_config(json.loads(json.dumps(healthcheck_config(NODE, SETTINGS))))
     assert parsed["checks"]["smi"]["command"] == ["nvidia-smi", "-L"]
     assert parsed["checks"]["smi"]["expect_count"] == 2

@@ -1,9 +1,9 @@
-import importlib.util
 import pathlib
 import random
 import re
 
 import pytest
+from repo_scripts import load
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
     MAX_NAME_LEN,
@@ -623,11 +623,7 @@ def test_tree_independent_of_record_order(name):
 
 
 def _fabric_gen():
-    path = pathlib.Path(__file__).resolve().parents[4] / "bench" / "fabric_gen.py"
-    spec = importlib.util.spec_from_file_location("fabric_gen", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("bench/fabric_gen.py")
 
 
 @pytest.mark.parametrize(
@@ -813,11 +809,7 @@ def test_capture_degenerate_ca_only():
 
 
 def _damaged_fabrics():
-    path = pathlib.Path(__file__).resolve().parent / "damaged_fabrics.py"
-    spec = importlib.util.spec_from_file_location("damaged_fabrics", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("tests/unit/plugins/module_utils/damaged_fabrics.py")
 
 
 DAMAGED = _damaged_fabrics()

@@ -1,15 +1,12 @@
-import importlib.util
 import json
-import pathlib
 
 import pytest
 from ansible.module_utils import basic
+from repo_scripts import load
 
 from ansible_collections.aicluster.slurm.plugins.modules import accelerator_info
 
-_spec = importlib.util.spec_from_file_location("replay", pathlib.Path(__file__).parents[2] / "fixtures" / "accelerators" / "replay.py")
-replay = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(replay)
+replay = load("tests/unit/fixtures/accelerators/replay.py")
 
 
 def replay_commands(monkeypatch, commands):
