@@ -23,6 +23,11 @@ options:
     description: Where the host's file system is mounted; a recorded C(/sys), C(/proc) and C(/dev) tree replays under another root.
     type: path
     default: /
+  npus_on_pci:
+    description:
+      - Whether the PCI bus has Ascend NPUs, as M(aicluster.slurm.accelerator_info) read it earlier in the run; the bus is
+        not scanned again. Not given, the module scans it.
+    type: bool
 attributes:
   check_mode:
     support: full
@@ -135,19 +140,20 @@ def npu_on_pci(root):
     return False
 
 
-def gather(root):
+def gather(root, npus_on_pci=None):
+    """What the node at ``root`` has; ``npus_on_pci``: whether its PCI bus has NPUs (None: scan it)."""
     devices = npu_devices(root)
     return {
         "hcas": hcas(root),
         "default_interface": default_interface(root),
-        "npu": bool(devices) or npu_on_pci(root),
+        "npu": bool(devices) or (npu_on_pci(root) if npus_on_pci is None else npus_on_pci),
         "npu_devices": devices,
     }
 
 
 def main():
-    module = AnsibleModule(argument_spec={"root": {"type": "path", "default": "/"}}, supports_check_mode=True)
-    facts = gather(module.params["root"])
+    module = AnsibleModule(argument_spec={"root": {"type": "path", "default": "/"}, "npus_on_pci": {"type": "bool"}}, supports_check_mode=True)
+    facts = gather(module.params["root"], module.params["npus_on_pci"])
     if not facts["default_interface"]:
         module.warn("No default IPv4 route: NCCL_SOCKET_IFNAME and HCCL_SOCKET_IFNAME are not set; set them in job_env_vars")
     module.exit_json(changed=False, job_env_facts=facts)
