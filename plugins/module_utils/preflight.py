@@ -15,7 +15,7 @@ import base64
 import binascii
 import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres, slurm_conf, slurm_schema, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils import apt_repository, gres, slurm_conf, slurm_schema, topology
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
@@ -77,6 +77,7 @@ CHECK_IDS = (
     "config_type",
     "cluster_name",
     "node_features",
+    "apt_repository",
 )
 
 MUNGE_KEY_MIN_BYTES = 32
@@ -686,7 +687,7 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
 
 
 def check_settings(settings):
-    """The cluster name, cgroups_config and slurmdbd_config against Slurm's rules and schema."""
+    """The cluster name, cgroups_config and slurmdbd_config against Slurm's rules and schema; slurm_apt_repository."""
     findings = []
     if "cluster_name" in settings:
         problem = slurm_schema.name_problem("cluster", settings["cluster_name"])
@@ -694,6 +695,7 @@ def check_settings(settings):
             findings.append(slurm_schema.finding("cluster_name", "slurm_cluster_name", settings["cluster_name"], problem, "e.g. aicluster or ai-prod-1"))
     findings += slurm_schema.check_parameters("cgroup.conf", settings.get("cgroups_config"), "cgroups_config")
     findings += slurm_schema.check_parameters("slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", owned=("storagepass",))
+    findings += apt_repository.findings(settings.get("apt_repository"), settings.get("package_version") or "")
     return findings
 
 

@@ -51,5 +51,6 @@ def test_preflight_skip_choices_are_the_check_ids():
     source = (ROOT / "plugins" / "module_utils" / "preflight.py").read_text()
     ids = set(re.findall(r'finding\(\s*"(\w+)"', source)) - {"preflight_skip"}
     ids |= {"config_key", "config_value", "config_type"}  # slurm_schema.check_parameters
+    ids |= {"apt_repository"}  # apt_repository.findings
     for entry in _load(ROOT / "roles" / "preflight" / "meta" / "argument_specs.yml")["argument_specs"].values():
         assert set(entry["options"]["preflight_skip"]["choices"]) == ids == set(CHECK_IDS)
