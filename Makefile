@@ -121,9 +121,10 @@ promtool: $(VENV)/.stamp collection image
 build: $(VENV)/.stamp
 	bash tests/build.sh
 
-# Regenerate the configuration schema from the installed Slurm packages' man
-# pages (tools/slurm_schema.sh, tools/gen_slurm_schema.py); commit the result.
-schema: image
+# Regenerate the configuration schema, one entry per Slurm series, from the man
+# pages of Debian's Slurm packages (trixie: 24.11, forky: 26.05;
+# tools/slurm_schema.sh, tools/gen_slurm_schema.py); commit the result.
+schema: $(VENV)/.stamp
 	bash tools/slurm_schema.sh
 
 # The variable reference from every role's argument specs; commit the result

@@ -5,8 +5,9 @@
     python tools/gen_slurm_schema.py --version 24.11 --man-dir DIR [--plugin-dir DIR]
 
 DIR holds slurm.conf.5, cgroup.conf.5, gres.conf.5 and slurmdbd.conf.5 (gzip or
-not) from the Slurm packages the collection installs; `make schema` extracts
-them from Debian's packages in a lab container and runs this.
+not) from the Slurm packages the collection installs; `make schema`
+(tools/slurm_schema.sh) extracts them from Debian's packages of each supported
+release, checked against the archive's signature, and runs this per series.
 
 Every parameter a man page documents at the top level of its section becomes
 an entry ``lower-cased name -> [Name, type, choices]``. The type is read from

@@ -2278,6 +2278,2468 @@ SCHEMAS = {
             "topology_default",
             "topology_tree"
         ]
+    },
+    "26.05": {
+        "files": {
+            "cgroup.conf": {
+                "allowedramspace": [
+                    "AllowedRAMSpace",
+                    "number"
+                ],
+                "allowedswapspace": [
+                    "AllowedSwapSpace",
+                    "number"
+                ],
+                "cgroupjobidpaths": [
+                    "CgroupJobIdPaths",
+                    "yesno"
+                ],
+                "cgroupmountpoint": [
+                    "CgroupMountpoint",
+                    "string"
+                ],
+                "cgroupplugin": [
+                    "CgroupPlugin",
+                    "enum",
+                    [
+                        "autodetect",
+                        "cgroup/v1",
+                        "cgroup/v2",
+                        "disabled"
+                    ]
+                ],
+                "cgroupslice": [
+                    "CgroupSlice",
+                    "string"
+                ],
+                "constraincores": [
+                    "ConstrainCores",
+                    "yesno"
+                ],
+                "constraindevices": [
+                    "ConstrainDevices",
+                    "yesno"
+                ],
+                "constrainramspace": [
+                    "ConstrainRAMSpace",
+                    "yesno"
+                ],
+                "constrainswapspace": [
+                    "ConstrainSwapSpace",
+                    "yesno"
+                ],
+                "enablecontrollers": [
+                    "EnableControllers",
+                    "yesno"
+                ],
+                "enableextracontrollers": [
+                    "EnableExtraControllers",
+                    "string"
+                ],
+                "ignoresystemd": [
+                    "IgnoreSystemd",
+                    "yesno"
+                ],
+                "ignoresystemdonfailure": [
+                    "IgnoreSystemdOnFailure",
+                    "yesno"
+                ],
+                "maxrampercent": [
+                    "MaxRAMPercent",
+                    "number"
+                ],
+                "maxswappercent": [
+                    "MaxSwapPercent",
+                    "number"
+                ],
+                "memoryswappiness": [
+                    "MemorySwappiness",
+                    "integer"
+                ],
+                "minramspace": [
+                    "MinRAMSpace",
+                    "integer"
+                ],
+                "signalchildrenprocesses": [
+                    "SignalChildrenProcesses",
+                    "yesno"
+                ],
+                "systemdtimeout": [
+                    "SystemdTimeout",
+                    "integer"
+                ]
+            },
+            "downnodes": {
+                "downnodes": [
+                    "DownNodes",
+                    "string"
+                ],
+                "reason": [
+                    "Reason",
+                    "string"
+                ],
+                "state": [
+                    "State",
+                    "string"
+                ]
+            },
+            "gres.conf": {
+                "autodetect": [
+                    "AutoDetect",
+                    "enum",
+                    [
+                        "full",
+                        "nrt",
+                        "nvidia",
+                        "nvml",
+                        "off",
+                        "oneapi",
+                        "rsmi"
+                    ]
+                ],
+                "cores": [
+                    "Cores",
+                    "string"
+                ],
+                "count": [
+                    "Count",
+                    "string"
+                ],
+                "file": [
+                    "File",
+                    "string"
+                ],
+                "flags": [
+                    "Flags",
+                    "options",
+                    [
+                        "all_sharing",
+                        "amd_gpu_env",
+                        "CountOnly",
+                        "env_uuid",
+                        "explicit",
+                        "intel_gpu_env",
+                        "no_gpu_env",
+                        "nvidia_gpu_env",
+                        "one_sharing",
+                        "opencl_env"
+                    ]
+                ],
+                "links": [
+                    "Links",
+                    "string"
+                ],
+                "multiplefiles": [
+                    "MultipleFiles",
+                    "string"
+                ],
+                "name": [
+                    "Name",
+                    "string"
+                ],
+                "nodename": [
+                    "NodeName",
+                    "string"
+                ],
+                "type": [
+                    "Type",
+                    "string"
+                ]
+            },
+            "node": {
+                "bcastaddr": [
+                    "BcastAddr",
+                    "string"
+                ],
+                "boards": [
+                    "Boards",
+                    "integer"
+                ],
+                "corespeccount": [
+                    "CoreSpecCount",
+                    "integer"
+                ],
+                "corespersocket": [
+                    "CoresPerSocket",
+                    "integer"
+                ],
+                "cpubind": [
+                    "CpuBind",
+                    "string"
+                ],
+                "cpus": [
+                    "CPUs",
+                    "integer"
+                ],
+                "cpuspeclist": [
+                    "CpuSpecList",
+                    "string"
+                ],
+                "features": [
+                    "Features",
+                    "list"
+                ],
+                "gres": [
+                    "Gres",
+                    "list"
+                ],
+                "memspeclimit": [
+                    "MemSpecLimit",
+                    "integer"
+                ],
+                "nodeaddr": [
+                    "NodeAddr",
+                    "string"
+                ],
+                "nodehostname": [
+                    "NodeHostname",
+                    "string"
+                ],
+                "nodename": [
+                    "NodeName",
+                    "string"
+                ],
+                "parameters": [
+                    "Parameters",
+                    "string"
+                ],
+                "port": [
+                    "Port",
+                    "string"
+                ],
+                "procs": [
+                    "Procs",
+                    "string"
+                ],
+                "realmemory": [
+                    "RealMemory",
+                    "integer"
+                ],
+                "reason": [
+                    "Reason",
+                    "string"
+                ],
+                "restrictedcorespergpu": [
+                    "RestrictedCoresPerGPU",
+                    "string"
+                ],
+                "sockets": [
+                    "Sockets",
+                    "integer"
+                ],
+                "socketsperboard": [
+                    "SocketsPerBoard",
+                    "integer"
+                ],
+                "state": [
+                    "State",
+                    "string"
+                ],
+                "suspendtime": [
+                    "SuspendTime",
+                    "integer+unlimited"
+                ],
+                "threadspercore": [
+                    "ThreadsPerCore",
+                    "integer"
+                ],
+                "tmpdisk": [
+                    "TmpDisk",
+                    "integer"
+                ],
+                "topology": [
+                    "Topology",
+                    "string"
+                ],
+                "weight": [
+                    "Weight",
+                    "integer"
+                ]
+            },
+            "nodeset": {
+                "feature": [
+                    "Feature",
+                    "string"
+                ],
+                "nodes": [
+                    "Nodes",
+                    "string"
+                ],
+                "nodeset": [
+                    "NodeSet",
+                    "string"
+                ]
+            },
+            "partition": {
+                "allocnodes": [
+                    "AllocNodes",
+                    "list"
+                ],
+                "allowaccounts": [
+                    "AllowAccounts",
+                    "list"
+                ],
+                "allowgroups": [
+                    "AllowGroups",
+                    "list"
+                ],
+                "allowqos": [
+                    "AllowQos",
+                    "list"
+                ],
+                "alternate": [
+                    "Alternate",
+                    "string"
+                ],
+                "cpubind": [
+                    "CpuBind",
+                    "string"
+                ],
+                "default": [
+                    "Default",
+                    "yesno"
+                ],
+                "defaulttime": [
+                    "DefaultTime",
+                    "duration"
+                ],
+                "defcpupergpu": [
+                    "DefCpuPerGPU",
+                    "integer"
+                ],
+                "defmempercpu": [
+                    "DefMemPerCPU",
+                    "integer"
+                ],
+                "defmempergpu": [
+                    "DefMemPerGPU",
+                    "integer"
+                ],
+                "defmempernode": [
+                    "DefMemPerNode",
+                    "integer"
+                ],
+                "denyaccounts": [
+                    "DenyAccounts",
+                    "list"
+                ],
+                "denyqos": [
+                    "DenyQos",
+                    "list"
+                ],
+                "disablerootjobs": [
+                    "DisableRootJobs",
+                    "yesno"
+                ],
+                "exclusive": [
+                    "Exclusive",
+                    "string"
+                ],
+                "gracetime": [
+                    "GraceTime",
+                    "integer"
+                ],
+                "hidden": [
+                    "Hidden",
+                    "yesno"
+                ],
+                "lln": [
+                    "LLN",
+                    "yesno"
+                ],
+                "maxcpuspernode": [
+                    "MaxCPUsPerNode",
+                    "integer+unlimited"
+                ],
+                "maxcpuspersocket": [
+                    "MaxCPUsPerSocket",
+                    "integer+unlimited"
+                ],
+                "maxmempercpu": [
+                    "MaxMemPerCPU",
+                    "integer"
+                ],
+                "maxmempernode": [
+                    "MaxMemPerNode",
+                    "integer"
+                ],
+                "maxnodes": [
+                    "MaxNodes",
+                    "integer+unlimited"
+                ],
+                "maxtime": [
+                    "MaxTime",
+                    "duration"
+                ],
+                "minnodes": [
+                    "MinNodes",
+                    "integer"
+                ],
+                "nodes": [
+                    "Nodes",
+                    "list"
+                ],
+                "oversubscribe": [
+                    "OverSubscribe",
+                    "oversubscribe"
+                ],
+                "overtimelimit": [
+                    "OverTimeLimit",
+                    "integer+unlimited"
+                ],
+                "partitionname": [
+                    "PartitionName",
+                    "string"
+                ],
+                "powerdownonidle": [
+                    "PowerDownOnIdle",
+                    "yesno"
+                ],
+                "preemptmode": [
+                    "PreemptMode",
+                    "options",
+                    [
+                        "CANCEL",
+                        "OFF",
+                        "PRIORITY",
+                        "REQUEUE",
+                        "SUSPEND"
+                    ]
+                ],
+                "priorityjobfactor": [
+                    "PriorityJobFactor",
+                    "integer"
+                ],
+                "prioritytier": [
+                    "PriorityTier",
+                    "integer"
+                ],
+                "qos": [
+                    "QOS",
+                    "string"
+                ],
+                "reqresv": [
+                    "ReqResv",
+                    "yesno"
+                ],
+                "resumetimeout": [
+                    "ResumeTimeout",
+                    "integer+unlimited"
+                ],
+                "rootonly": [
+                    "RootOnly",
+                    "yesno"
+                ],
+                "selecttypeparameters": [
+                    "SelectTypeParameters",
+                    "options"
+                ],
+                "state": [
+                    "State",
+                    "enum",
+                    [
+                        "UP",
+                        "DOWN",
+                        "DRAIN",
+                        "INACTIVE"
+                    ]
+                ],
+                "suspendtime": [
+                    "SuspendTime",
+                    "integer+unlimited"
+                ],
+                "suspendtimeout": [
+                    "SuspendTimeout",
+                    "integer"
+                ],
+                "topology": [
+                    "Topology",
+                    "string"
+                ],
+                "tresbillingweights": [
+                    "TRESBillingWeights",
+                    "string"
+                ]
+            },
+            "slurm.conf": {
+                "accountingstoragebackuphost": [
+                    "AccountingStorageBackupHost",
+                    "string"
+                ],
+                "accountingstorageenforce": [
+                    "AccountingStorageEnforce",
+                    "options",
+                    [
+                        "all",
+                        "associations",
+                        "limits",
+                        "nojobs",
+                        "nosteps",
+                        "qos",
+                        "safe",
+                        "wckeys"
+                    ]
+                ],
+                "accountingstorageexternalhost": [
+                    "AccountingStorageExternalHost",
+                    "string"
+                ],
+                "accountingstoragehost": [
+                    "AccountingStorageHost",
+                    "string"
+                ],
+                "accountingstorageparameters": [
+                    "AccountingStorageParameters",
+                    "options",
+                    [
+                        "max_step_records",
+                        "SSL_CA",
+                        "SSL_CAPATH",
+                        "SSL_CERT",
+                        "SSL_CIPHER",
+                        "SSL_KEY"
+                    ]
+                ],
+                "accountingstoragepass": [
+                    "AccountingStoragePass",
+                    "string"
+                ],
+                "accountingstorageport": [
+                    "AccountingStoragePort",
+                    "port"
+                ],
+                "accountingstoragetres": [
+                    "AccountingStorageTRES",
+                    "list"
+                ],
+                "accountingstoragetype": [
+                    "AccountingStorageType",
+                    "plugin",
+                    [
+                        "accounting_storage/slurmdbd"
+                    ]
+                ],
+                "accountingstoreflags": [
+                    "AccountingStoreFlags",
+                    "enum",
+                    [
+                        "job_comment",
+                        "job_env",
+                        "job_extra",
+                        "job_script",
+                        "no_stdio"
+                    ]
+                ],
+                "acctgatherenergytype": [
+                    "AcctGatherEnergyType",
+                    "plugin",
+                    [
+                        "acct_gather_energy/gpu",
+                        "acct_gather_energy/ipmi",
+                        "acct_gather_energy/pm_counters",
+                        "acct_gather_energy/rapl",
+                        "acct_gather_energy/xcc"
+                    ]
+                ],
+                "acctgatherfilesystemtype": [
+                    "AcctGatherFilesystemType",
+                    "plugin",
+                    [
+                        "acct_gather_filesystem/lustre"
+                    ]
+                ],
+                "acctgatherinterconnecttype": [
+                    "AcctGatherInterconnectType",
+                    "plugin",
+                    [
+                        "acct_gather_interconnect/ofed",
+                        "acct_gather_interconnect/sysfs"
+                    ]
+                ],
+                "acctgathernodefreq": [
+                    "AcctGatherNodeFreq",
+                    "integer"
+                ],
+                "acctgatherprofiletype": [
+                    "AcctGatherProfileType",
+                    "plugin",
+                    [
+                        "acct_gather_profile/hdf5",
+                        "acct_gather_profile/influxdb"
+                    ]
+                ],
+                "allowspecresourcesusage": [
+                    "AllowSpecResourcesUsage",
+                    "yesno"
+                ],
+                "authaltparameters": [
+                    "AuthAltParameters",
+                    "options",
+                    [
+                        "disable_token_creation",
+                        "jwks",
+                        "jwt_key",
+                        "max_token_lifespan",
+                        "use_jwt_client_ids",
+                        "use_jwt_client_ids_only",
+                        "userclaimfield"
+                    ]
+                ],
+                "authalttypes": [
+                    "AuthAltTypes",
+                    "string"
+                ],
+                "authinfo": [
+                    "AuthInfo",
+                    "options",
+                    [
+                        "cred_expire",
+                        "socket",
+                        "ttl",
+                        "use_client_ids"
+                    ]
+                ],
+                "authtype": [
+                    "AuthType",
+                    "plugin",
+                    [
+                        "auth/munge",
+                        "auth/slurm"
+                    ]
+                ],
+                "batchstarttimeout": [
+                    "BatchStartTimeout",
+                    "integer"
+                ],
+                "bcastexclude": [
+                    "BcastExclude",
+                    "string"
+                ],
+                "bcastparameters": [
+                    "BcastParameters",
+                    "options",
+                    [
+                        "Compression",
+                        "DestDir",
+                        "send_libs"
+                    ]
+                ],
+                "burstbuffertype": [
+                    "BurstBufferType",
+                    "plugin",
+                    [
+                        "burst_buffer/datawarp",
+                        "burst_buffer/lua"
+                    ]
+                ],
+                "certgenparameters": [
+                    "CertgenParameters",
+                    "string"
+                ],
+                "certgentype": [
+                    "CertgenType",
+                    "plugin",
+                    [
+                        "certgen/script"
+                    ]
+                ],
+                "certmgrparameters": [
+                    "CertmgrParameters",
+                    "integer"
+                ],
+                "certmgrtype": [
+                    "CertmgrType",
+                    "plugin",
+                    [
+                        "certmgr/script"
+                    ]
+                ],
+                "clifilterparameters": [
+                    "CliFilterParameters",
+                    "options",
+                    [
+                        "cli_filter_lua_path"
+                    ]
+                ],
+                "clifilterplugins": [
+                    "CliFilterPlugins",
+                    "plugins",
+                    [
+                        "cli_filter/lua",
+                        "cli_filter/syslog",
+                        "cli_filter/user_defaults"
+                    ]
+                ],
+                "clustername": [
+                    "ClusterName",
+                    "clustername"
+                ],
+                "communicationparameters": [
+                    "CommunicationParameters",
+                    "options",
+                    [
+                        "block_null_hash",
+                        "disable_http",
+                        "DisableIPv4",
+                        "EnableIPv6",
+                        "getnameinfo_cache_timeout",
+                        "host_unreach_retry_count",
+                        "keepaliveinterval",
+                        "keepaliveprobes",
+                        "keepalivetime",
+                        "NoCtldInAddrAny",
+                        "NoInAddrAny"
+                    ]
+                ],
+                "completewait": [
+                    "CompleteWait",
+                    "integer"
+                ],
+                "cpufreqdef": [
+                    "CpuFreqDef",
+                    "enum",
+                    [
+                        "Conservative",
+                        "OnDemand",
+                        "Performance",
+                        "PowerSave"
+                    ]
+                ],
+                "cpufreqgovernors": [
+                    "CpuFreqGovernors",
+                    "options",
+                    [
+                        "Conservative",
+                        "OnDemand",
+                        "Performance",
+                        "PowerSave",
+                        "SchedUtil",
+                        "UserSpace"
+                    ]
+                ],
+                "credtype": [
+                    "CredType",
+                    "plugin",
+                    [
+                        "cred/munge",
+                        "cred/slurm"
+                    ]
+                ],
+                "dataparserparameters": [
+                    "DataParserParameters",
+                    "string"
+                ],
+                "debugflags": [
+                    "DebugFlags",
+                    "options",
+                    [
+                        "Accrue",
+                        "Agent",
+                        "AuditRPCs",
+                        "AuditTLS",
+                        "Backfill",
+                        "BackfillMap",
+                        "BurstBuffer",
+                        "Cgroup",
+                        "ConMgr",
+                        "CPU_Bind",
+                        "CpuFrequency",
+                        "Data",
+                        "DBD_Agent",
+                        "Dependency",
+                        "Elasticsearch",
+                        "Energy",
+                        "Federation",
+                        "Gang",
+                        "GLOB_SILENCE",
+                        "Gres",
+                        "Hetjob",
+                        "JobAccountGather",
+                        "JobComp",
+                        "License",
+                        "Metrics",
+                        "Namespace",
+                        "Network",
+                        "NetworkRaw",
+                        "NO_CONF_HASH",
+                        "NodeFeatures",
+                        "Power",
+                        "Priority",
+                        "Profile",
+                        "Protocol",
+                        "Reservation",
+                        "Route",
+                        "Script",
+                        "SelectType",
+                        "Steps",
+                        "Switch",
+                        "thread",
+                        "TLS",
+                        "TraceJobs",
+                        "Triggers"
+                    ]
+                ],
+                "defcpupergpu": [
+                    "DefCpuPerGPU",
+                    "integer"
+                ],
+                "defmempercpu": [
+                    "DefMemPerCPU",
+                    "integer"
+                ],
+                "defmempergpu": [
+                    "DefMemPerGPU",
+                    "integer"
+                ],
+                "defmempernode": [
+                    "DefMemPerNode",
+                    "integer"
+                ],
+                "dependencyparameters": [
+                    "DependencyParameters",
+                    "options",
+                    [
+                        "disable_remote_singleton",
+                        "kill_invalid_depend",
+                        "max_depend_depth"
+                    ]
+                ],
+                "disablerootjobs": [
+                    "DisableRootJobs",
+                    "yesno"
+                ],
+                "eiotimeout": [
+                    "EioTimeout",
+                    "integer"
+                ],
+                "enforcepartlimits": [
+                    "EnforcePartLimits",
+                    "enum",
+                    [
+                        "ALL",
+                        "ANY",
+                        "NO"
+                    ]
+                ],
+                "epilog": [
+                    "Epilog",
+                    "string"
+                ],
+                "epilogmsgtime": [
+                    "EpilogMsgTime",
+                    "integer"
+                ],
+                "epilogslurmctld": [
+                    "EpilogSlurmctld",
+                    "string"
+                ],
+                "epilogtimeout": [
+                    "EpilogTimeout",
+                    "integer"
+                ],
+                "fairsharedampeningfactor": [
+                    "FairShareDampeningFactor",
+                    "integer"
+                ],
+                "federationparameters": [
+                    "FederationParameters",
+                    "options",
+                    [
+                        "fed_display"
+                    ]
+                ],
+                "firstjobid": [
+                    "FirstJobId",
+                    "integer"
+                ],
+                "gpufreqdef": [
+                    "GpuFreqDef",
+                    "string"
+                ],
+                "grestypes": [
+                    "GresTypes",
+                    "list"
+                ],
+                "groupupdateforce": [
+                    "GroupUpdateForce",
+                    "integer"
+                ],
+                "groupupdatetime": [
+                    "GroupUpdateTime",
+                    "integer"
+                ],
+                "hashplugin": [
+                    "HashPlugin",
+                    "plugin",
+                    [
+                        "hash/k12",
+                        "hash/sha3"
+                    ]
+                ],
+                "healthcheckinterval": [
+                    "HealthCheckInterval",
+                    "integer"
+                ],
+                "healthchecknodestate": [
+                    "HealthCheckNodeState",
+                    "options",
+                    [
+                        "ALLOC",
+                        "ANY",
+                        "CYCLE",
+                        "IDLE",
+                        "MIXED",
+                        "NONDRAINED_IDLE",
+                        "REBOOT_ONLY",
+                        "START_ONLY"
+                    ]
+                ],
+                "healthcheckprogram": [
+                    "HealthCheckProgram",
+                    "string"
+                ],
+                "healthchecktimeout": [
+                    "HealthCheckTimeout",
+                    "integer"
+                ],
+                "httpparsertype": [
+                    "HttpParserType",
+                    "plugin",
+                    [
+                        "http_parser/libhttp_parser",
+                        "http_parser/llhttp_parser"
+                    ]
+                ],
+                "inactivelimit": [
+                    "InactiveLimit",
+                    "integer"
+                ],
+                "interactivestepoptions": [
+                    "InteractiveStepOptions",
+                    "string"
+                ],
+                "jobacctgatherfrequency": [
+                    "JobAcctGatherFrequency",
+                    "string"
+                ],
+                "jobacctgatherparams": [
+                    "JobAcctGatherParams",
+                    "options",
+                    [
+                        "DisableGPUAcct",
+                        "no_file_cache",
+                        "NoShared",
+                        "OverMemoryKill",
+                        "UsePss"
+                    ]
+                ],
+                "jobacctgathertype": [
+                    "JobAcctGatherType",
+                    "plugin",
+                    [
+                        "jobacct_gather/cgroup",
+                        "jobacct_gather/linux"
+                    ]
+                ],
+                "jobcomphost": [
+                    "JobCompHost",
+                    "string"
+                ],
+                "jobcomploc": [
+                    "JobCompLoc",
+                    "string"
+                ],
+                "jobcompparams": [
+                    "JobCompParams",
+                    "integer"
+                ],
+                "jobcomppass": [
+                    "JobCompPass",
+                    "string"
+                ],
+                "jobcomppassscript": [
+                    "JobCompPassScript",
+                    "enum",
+                    [
+                        "SLURM_STORAGE_HOSTNAME",
+                        "SLURM_STORAGE_PORT",
+                        "SLURM_STORAGE_USER"
+                    ]
+                ],
+                "jobcompport": [
+                    "JobCompPort",
+                    "string"
+                ],
+                "jobcomptype": [
+                    "JobCompType",
+                    "plugin",
+                    [
+                        "jobcomp/elasticsearch",
+                        "jobcomp/filetxt",
+                        "jobcomp/kafka",
+                        "jobcomp/lua",
+                        "jobcomp/mysql",
+                        "jobcomp/script"
+                    ]
+                ],
+                "jobcompuser": [
+                    "JobCompUser",
+                    "string"
+                ],
+                "jobfileappend": [
+                    "JobFileAppend",
+                    "integer"
+                ],
+                "jobrequeue": [
+                    "JobRequeue",
+                    "integer"
+                ],
+                "jobsubmitplugins": [
+                    "JobSubmitPlugins",
+                    "options",
+                    [
+                        "all_partitions",
+                        "defaults",
+                        "logging",
+                        "lua",
+                        "partition",
+                        "pbs",
+                        "require_timelimit"
+                    ]
+                ],
+                "killonbadexit": [
+                    "KillOnBadExit",
+                    "integer"
+                ],
+                "killwait": [
+                    "KillWait",
+                    "integer"
+                ],
+                "launchparameters": [
+                    "LaunchParameters",
+                    "options",
+                    [
+                        "batch_step_set_cpu_freq",
+                        "cray_net_exclusive",
+                        "disable_send_gids",
+                        "enable_nss_slurm",
+                        "interactive_step_set_cpu_freq",
+                        "lustre_no_flush",
+                        "mpir_use_nodeaddr",
+                        "slurmstepd_memlock",
+                        "slurmstepd_memlock_all",
+                        "srun_exclusive_allocation",
+                        "test_exec",
+                        "ulimit_pam_adopt",
+                        "use_interactive_step"
+                    ]
+                ],
+                "licenseparameters": [
+                    "LicenseParameters",
+                    "options",
+                    [
+                        "RemoteFuzzyMatch"
+                    ]
+                ],
+                "licenses": [
+                    "Licenses",
+                    "string"
+                ],
+                "logtimeformat": [
+                    "LogTimeFormat",
+                    "string"
+                ],
+                "maildomain": [
+                    "MailDomain",
+                    "string"
+                ],
+                "mailprog": [
+                    "MailProg",
+                    "string"
+                ],
+                "maxarraysize": [
+                    "MaxArraySize",
+                    "integer"
+                ],
+                "maxbatchrequeue": [
+                    "MaxBatchRequeue",
+                    "integer"
+                ],
+                "maxdbdmsgs": [
+                    "MaxDBDMsgs",
+                    "integer"
+                ],
+                "maxjobcount": [
+                    "MaxJobCount",
+                    "integer"
+                ],
+                "maxjobid": [
+                    "MaxJobId",
+                    "integer"
+                ],
+                "maxmempercpu": [
+                    "MaxMemPerCPU",
+                    "integer"
+                ],
+                "maxmempernode": [
+                    "MaxMemPerNode",
+                    "integer"
+                ],
+                "maxnodecount": [
+                    "MaxNodeCount",
+                    "integer"
+                ],
+                "maxstepcount": [
+                    "MaxStepCount",
+                    "integer"
+                ],
+                "maxtaskspernode": [
+                    "MaxTasksPerNode",
+                    "integer"
+                ],
+                "mcsparameters": [
+                    "MCSParameters",
+                    "string"
+                ],
+                "mcsplugin": [
+                    "MCSPlugin",
+                    "plugin",
+                    [
+                        "mcs/account",
+                        "mcs/group",
+                        "mcs/label",
+                        "mcs/user"
+                    ]
+                ],
+                "messagetimeout": [
+                    "MessageTimeout",
+                    "integer"
+                ],
+                "metricsauthusers": [
+                    "MetricsAuthUsers",
+                    "string"
+                ],
+                "metricsparameters": [
+                    "MetricsParameters",
+                    "options",
+                    [
+                        "ignore_private_data"
+                    ]
+                ],
+                "metricstype": [
+                    "MetricsType",
+                    "plugin",
+                    [
+                        "metrics/openmetrics"
+                    ]
+                ],
+                "minjobage": [
+                    "MinJobAge",
+                    "integer"
+                ],
+                "mpidefault": [
+                    "MpiDefault",
+                    "string"
+                ],
+                "mpiparams": [
+                    "MpiParams",
+                    "options",
+                    [
+                        "disable_slurm_hydra_bootstrap",
+                        "ports"
+                    ]
+                ],
+                "namespacetype": [
+                    "NamespaceType",
+                    "plugin",
+                    [
+                        "namespace/linux",
+                        "namespace/tmpfs"
+                    ]
+                ],
+                "nodefeaturesplugins": [
+                    "NodeFeaturesPlugins",
+                    "plugins",
+                    [
+                        "node_features/helpers"
+                    ]
+                ],
+                "overtimelimit": [
+                    "OverTimeLimit",
+                    "integer+unlimited"
+                ],
+                "plugindir": [
+                    "PluginDir",
+                    "string"
+                ],
+                "plugstackconfig": [
+                    "PlugStackConfig",
+                    "string"
+                ],
+                "preemptexempttime": [
+                    "PreemptExemptTime",
+                    "duration"
+                ],
+                "preemptmode": [
+                    "PreemptMode",
+                    "options",
+                    [
+                        "CANCEL",
+                        "GANG",
+                        "OFF",
+                        "PRIORITY",
+                        "REQUEUE",
+                        "SUSPEND",
+                        "WITHIN"
+                    ]
+                ],
+                "preemptparameters": [
+                    "PreemptParameters",
+                    "options",
+                    [
+                        "min_exempt_priority",
+                        "reclaim_licenses",
+                        "reorder_count",
+                        "send_user_signal",
+                        "strict_order",
+                        "suspend_grace_time",
+                        "youngest_first"
+                    ]
+                ],
+                "preempttype": [
+                    "PreemptType",
+                    "plugin",
+                    [
+                        "preempt/partition_prio",
+                        "preempt/qos"
+                    ]
+                ],
+                "prepparameters": [
+                    "PrEpParameters",
+                    "string"
+                ],
+                "prepplugins": [
+                    "PrEpPlugins",
+                    "string"
+                ],
+                "prioritycalcperiod": [
+                    "PriorityCalcPeriod",
+                    "integer"
+                ],
+                "prioritydecayhalflife": [
+                    "PriorityDecayHalfLife",
+                    "duration"
+                ],
+                "priorityfavorsmall": [
+                    "PriorityFavorSmall",
+                    "yesno"
+                ],
+                "priorityflags": [
+                    "PriorityFlags",
+                    "options",
+                    [
+                        "ACCRUE_ALWAYS",
+                        "CALCULATE_RUNNING",
+                        "DEPTH_OBLIVIOUS",
+                        "INCR_ONLY",
+                        "MAX_TRES",
+                        "MAX_TRES_GRES",
+                        "NO_FAIR_TREE",
+                        "NO_NORMAL_ALL",
+                        "NO_NORMAL_ASSOC",
+                        "NO_NORMAL_PART",
+                        "NO_NORMAL_QOS",
+                        "NO_NORMAL_TRES",
+                        "SMALL_RELATIVE_TO_TIME"
+                    ]
+                ],
+                "prioritymaxage": [
+                    "PriorityMaxAge",
+                    "duration"
+                ],
+                "priorityparameters": [
+                    "PriorityParameters",
+                    "string"
+                ],
+                "prioritysitefactorparameters": [
+                    "PrioritySiteFactorParameters",
+                    "string"
+                ],
+                "prioritysitefactorplugin": [
+                    "PrioritySiteFactorPlugin",
+                    "string"
+                ],
+                "prioritytype": [
+                    "PriorityType",
+                    "plugin",
+                    [
+                        "priority/basic",
+                        "priority/multifactor"
+                    ]
+                ],
+                "priorityusageresetperiod": [
+                    "PriorityUsageResetPeriod",
+                    "enum",
+                    [
+                        "NONE",
+                        "NOW",
+                        "DAILY",
+                        "WEEKLY",
+                        "MONTHLY",
+                        "QUARTERLY",
+                        "YEARLY"
+                    ]
+                ],
+                "priorityweightage": [
+                    "PriorityWeightAge",
+                    "integer"
+                ],
+                "priorityweightassoc": [
+                    "PriorityWeightAssoc",
+                    "integer"
+                ],
+                "priorityweightfairshare": [
+                    "PriorityWeightFairshare",
+                    "integer"
+                ],
+                "priorityweightjobsize": [
+                    "PriorityWeightJobSize",
+                    "integer"
+                ],
+                "priorityweightpartition": [
+                    "PriorityWeightPartition",
+                    "integer"
+                ],
+                "priorityweightqos": [
+                    "PriorityWeightQOS",
+                    "integer"
+                ],
+                "priorityweighttres": [
+                    "PriorityWeightTRES",
+                    "string"
+                ],
+                "privatedata": [
+                    "PrivateData",
+                    "options",
+                    [
+                        "accounts",
+                        "events",
+                        "jobs",
+                        "nodes",
+                        "partitions",
+                        "reservations",
+                        "usage",
+                        "users"
+                    ]
+                ],
+                "proctracktype": [
+                    "ProctrackType",
+                    "plugin",
+                    [
+                        "proctrack/cgroup",
+                        "proctrack/linuxproc",
+                        "proctrack/pgid"
+                    ]
+                ],
+                "prolog": [
+                    "Prolog",
+                    "string"
+                ],
+                "prologepilogtimeout": [
+                    "PrologEpilogTimeout",
+                    "integer"
+                ],
+                "prologflags": [
+                    "PrologFlags",
+                    "options",
+                    [
+                        "Alloc",
+                        "Contain",
+                        "DeferBatch",
+                        "ForceRequeueOnFail",
+                        "NoHold",
+                        "RunInJob",
+                        "Serial",
+                        "X11"
+                    ]
+                ],
+                "prologslurmctld": [
+                    "PrologSlurmctld",
+                    "string"
+                ],
+                "prologtimeout": [
+                    "PrologTimeout",
+                    "integer"
+                ],
+                "propagateprioprocess": [
+                    "PropagatePrioProcess",
+                    "enum",
+                    [
+                        "0",
+                        "1",
+                        "2"
+                    ]
+                ],
+                "propagateresourcelimits": [
+                    "PropagateResourceLimits",
+                    "options",
+                    [
+                        "ALL",
+                        "AS",
+                        "CORE",
+                        "CPU",
+                        "DATA",
+                        "FSIZE",
+                        "MEMLOCK",
+                        "NOFILE",
+                        "NONE",
+                        "NPROC",
+                        "RSS",
+                        "STACK"
+                    ]
+                ],
+                "propagateresourcelimitsexcept": [
+                    "PropagateResourceLimitsExcept",
+                    "string"
+                ],
+                "rebootprogram": [
+                    "RebootProgram",
+                    "string"
+                ],
+                "reconfigflags": [
+                    "ReconfigFlags",
+                    "options",
+                    [
+                        "KeepPartInfo",
+                        "KeepPartState",
+                        "KeepPowerSaveSettings"
+                    ]
+                ],
+                "requeueexit": [
+                    "RequeueExit",
+                    "string"
+                ],
+                "requeueexithold": [
+                    "RequeueExitHold",
+                    "string"
+                ],
+                "resumefailprogram": [
+                    "ResumeFailProgram",
+                    "string"
+                ],
+                "resumeprogram": [
+                    "ResumeProgram",
+                    "string"
+                ],
+                "resumerate": [
+                    "ResumeRate",
+                    "integer"
+                ],
+                "resumetimeout": [
+                    "ResumeTimeout",
+                    "integer+unlimited"
+                ],
+                "resvepilog": [
+                    "ResvEpilog",
+                    "string"
+                ],
+                "resvoverrun": [
+                    "ResvOverRun",
+                    "integer+unlimited"
+                ],
+                "resvprolog": [
+                    "ResvProlog",
+                    "string"
+                ],
+                "returntoservice": [
+                    "ReturnToService",
+                    "enum",
+                    [
+                        "0",
+                        "1",
+                        "2"
+                    ]
+                ],
+                "schedulerparameters": [
+                    "SchedulerParameters",
+                    "options",
+                    [
+                        "allow_zero_lic",
+                        "assoc_limit_stop",
+                        "batch_sched_delay",
+                        "bb_array_stage_cnt",
+                        "bf_allow_magnetic_slot",
+                        "bf_busy_nodes",
+                        "bf_continue",
+                        "bf_hetjob_immediate",
+                        "bf_interval",
+                        "bf_job_part_count_reserve",
+                        "bf_licenses",
+                        "bf_max_job_array_resv",
+                        "bf_max_job_assoc",
+                        "bf_max_job_part",
+                        "bf_max_job_start",
+                        "bf_max_job_test",
+                        "bf_max_job_user",
+                        "bf_max_job_user_part",
+                        "bf_max_time",
+                        "bf_min_age_reserve",
+                        "bf_min_prio_reserve",
+                        "bf_node_space_size",
+                        "bf_one_resv_per_job",
+                        "bf_resolution",
+                        "bf_running_job_reserve",
+                        "bf_topopt_enable",
+                        "bf_topopt_iterations",
+                        "bf_window",
+                        "bf_window_linear",
+                        "bf_yield_interval",
+                        "bf_yield_rpc_cnt",
+                        "bf_yield_sleep",
+                        "build_queue_timeout",
+                        "correspond_after_task_cnt",
+                        "default_queue_depth",
+                        "defer",
+                        "defer_batch",
+                        "delay_boot",
+                        "disable_hetjob_steps",
+                        "disable_job_shrink",
+                        "enable_hetjob_steps",
+                        "enable_user_top",
+                        "extra_constraints",
+                        "ignore_constraint_validation",
+                        "Ignore_NUMA",
+                        "ignore_prefer_validation",
+                        "max_array_tasks",
+                        "max_rpc_cnt",
+                        "max_sched_time",
+                        "max_script_size",
+                        "max_submit_line_size",
+                        "max_switch_wait",
+                        "no_backup_scheduling",
+                        "nohold_on_prolog_fail",
+                        "pack_serial_at_end",
+                        "partition_job_depth",
+                        "reduce_completing_frag",
+                        "requeue_on_resume_failure",
+                        "salloc_wait_nodes",
+                        "sbatch_wait_nodes",
+                        "sched_interval",
+                        "sched_max_job_start",
+                        "sched_min_interval",
+                        "spec_cores_first",
+                        "step_retry_count",
+                        "step_retry_time",
+                        "time_min_as_soft_limit",
+                        "whole_hetjob"
+                    ]
+                ],
+                "schedulertimeslice": [
+                    "SchedulerTimeSlice",
+                    "integer"
+                ],
+                "schedulertype": [
+                    "SchedulerType",
+                    "plugin",
+                    [
+                        "sched/backfill",
+                        "sched/builtin"
+                    ]
+                ],
+                "scronparameters": [
+                    "ScronParameters",
+                    "options",
+                    [
+                        "enable",
+                        "explicit_scancel"
+                    ]
+                ],
+                "selecttype": [
+                    "SelectType",
+                    "plugin",
+                    [
+                        "select/cons_tres",
+                        "select/linear"
+                    ]
+                ],
+                "selecttypeparameters": [
+                    "SelectTypeParameters",
+                    "options",
+                    [
+                        "CR_Core",
+                        "CR_CORE_DEFAULT_DIST_BLOCK",
+                        "CR_Core_Memory",
+                        "CR_CPU",
+                        "CR_CPU_Memory",
+                        "CR_LLN",
+                        "CR_NO_DIST_TOPO_BLOCK",
+                        "CR_ONE_TASK_PER_CORE",
+                        "CR_Pack_Nodes",
+                        "CR_Socket",
+                        "CR_Socket_Memory",
+                        "ENFORCE_BINDING_GRES",
+                        "LL_SHARED_GRES",
+                        "MULTIPLE_SHARING_GRES_PJ",
+                        "ONE_TASK_PER_SHARING_GRES"
+                    ]
+                ],
+                "slurmctldaddr": [
+                    "SlurmctldAddr",
+                    "string"
+                ],
+                "slurmctlddebug": [
+                    "SlurmctldDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "slurmctldhost": [
+                    "SlurmctldHost",
+                    "string"
+                ],
+                "slurmctldhttpauthparameters": [
+                    "SlurmctldHttpAuthParameters",
+                    "string"
+                ],
+                "slurmctldlogfile": [
+                    "SlurmctldLogFile",
+                    "string"
+                ],
+                "slurmctldparameters": [
+                    "SlurmctldParameters",
+                    "options",
+                    [
+                        "allow_user_triggers",
+                        "cloud_dns",
+                        "conmgr_connect_timeout",
+                        "conmgr_max_connections",
+                        "conmgr_quiesce_timeout",
+                        "conmgr_read_timeout",
+                        "conmgr_threads",
+                        "conmgr_use_poll",
+                        "conmgr_wait_write_delay",
+                        "conmgr_write_timeout",
+                        "disable_triggers",
+                        "enable_async_reply",
+                        "enable_configless",
+                        "enable_expedited_requeue",
+                        "enable_stepmgr",
+                        "idle_on_node_suspend",
+                        "max_dbd_msg_action",
+                        "max_powered_nodes",
+                        "no_quick_restart",
+                        "node_reg_mem_percent",
+                        "power_save_interval",
+                        "power_save_min_interval",
+                        "reboot_from_controller",
+                        "reconfig_on_restart",
+                        "rl_bucket_size",
+                        "rl_enable",
+                        "rl_log_freq",
+                        "rl_refill_period",
+                        "rl_refill_rate",
+                        "rl_table_size",
+                        "user_resv_delete",
+                        "validate_nodeaddr_threads"
+                    ]
+                ],
+                "slurmctldpidfile": [
+                    "SlurmctldPidFile",
+                    "string"
+                ],
+                "slurmctldport": [
+                    "SlurmctldPort",
+                    "port-range"
+                ],
+                "slurmctldprimaryoffprog": [
+                    "SlurmctldPrimaryOffProg",
+                    "string"
+                ],
+                "slurmctldprimaryonprog": [
+                    "SlurmctldPrimaryOnProg",
+                    "string"
+                ],
+                "slurmctldsyslogdebug": [
+                    "SlurmctldSyslogDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "slurmctldtimeout": [
+                    "SlurmctldTimeout",
+                    "integer"
+                ],
+                "slurmddebug": [
+                    "SlurmdDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "slurmdhttpauthparameters": [
+                    "SlurmdHttpAuthParameters",
+                    "string"
+                ],
+                "slurmdlogfile": [
+                    "SlurmdLogFile",
+                    "string"
+                ],
+                "slurmdparameters": [
+                    "SlurmdParameters",
+                    "options",
+                    [
+                        "allow_ecores",
+                        "config_overrides",
+                        "conmgr_connect_timeout",
+                        "conmgr_max_connections",
+                        "conmgr_quiesce_timeout",
+                        "conmgr_read_timeout",
+                        "conmgr_threads",
+                        "conmgr_use_poll",
+                        "conmgr_wait_write_delay",
+                        "conmgr_write_timeout",
+                        "contain_spank",
+                        "l3cache_as_socket",
+                        "numa_node_as_socket",
+                        "shutdown_on_reboot"
+                    ]
+                ],
+                "slurmdpidfile": [
+                    "SlurmdPidFile",
+                    "string"
+                ],
+                "slurmdport": [
+                    "SlurmdPort",
+                    "port"
+                ],
+                "slurmdspooldir": [
+                    "SlurmdSpoolDir",
+                    "string"
+                ],
+                "slurmdsyslogdebug": [
+                    "SlurmdSyslogDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "slurmdtimeout": [
+                    "SlurmdTimeout",
+                    "integer"
+                ],
+                "slurmduser": [
+                    "SlurmdUser",
+                    "string"
+                ],
+                "slurmschedlogfile": [
+                    "SlurmSchedLogFile",
+                    "string"
+                ],
+                "slurmschedloglevel": [
+                    "SlurmSchedLogLevel",
+                    "string"
+                ],
+                "slurmuser": [
+                    "SlurmUser",
+                    "string"
+                ],
+                "srunepilog": [
+                    "SrunEpilog",
+                    "string"
+                ],
+                "srunportrange": [
+                    "SrunPortRange",
+                    "string"
+                ],
+                "srunprolog": [
+                    "SrunProlog",
+                    "string"
+                ],
+                "statesavelocation": [
+                    "StateSaveLocation",
+                    "string"
+                ],
+                "suspendexcnodes": [
+                    "SuspendExcNodes",
+                    "string"
+                ],
+                "suspendexcparts": [
+                    "SuspendExcParts",
+                    "string"
+                ],
+                "suspendexcstates": [
+                    "SuspendExcStates",
+                    "string"
+                ],
+                "suspendprogram": [
+                    "SuspendProgram",
+                    "string"
+                ],
+                "suspendrate": [
+                    "SuspendRate",
+                    "integer"
+                ],
+                "suspendtime": [
+                    "SuspendTime",
+                    "integer+unlimited"
+                ],
+                "suspendtimeout": [
+                    "SuspendTimeout",
+                    "integer"
+                ],
+                "switchparameters": [
+                    "SwitchParameters",
+                    "options",
+                    [
+                        "acs",
+                        "adjust_limits",
+                        "cts",
+                        "destroy_retries",
+                        "eqs",
+                        "fm_auth",
+                        "fm_authdir",
+                        "fm_authdir_ctld",
+                        "fm_mtls_ca",
+                        "fm_mtls_cert",
+                        "fm_mtls_key",
+                        "fm_mtls_url",
+                        "fm_url",
+                        "hwcoll_addrs_per_job",
+                        "hwcoll_num_nodes",
+                        "imex_channel_count",
+                        "job_vni",
+                        "les",
+                        "nic_distribution_count",
+                        "no_adjust_limits",
+                        "ptes",
+                        "single_node_vni",
+                        "tcs",
+                        "tgqs",
+                        "tles",
+                        "txqs",
+                        "vnis"
+                    ]
+                ],
+                "switchtype": [
+                    "SwitchType",
+                    "plugin",
+                    [
+                        "switch/hpe_slingshot",
+                        "switch/nvidia_imex"
+                    ]
+                ],
+                "taskepilog": [
+                    "TaskEpilog",
+                    "string"
+                ],
+                "taskplugin": [
+                    "TaskPlugin",
+                    "plugins",
+                    [
+                        "task/affinity",
+                        "task/cgroup"
+                    ]
+                ],
+                "taskpluginparam": [
+                    "TaskPluginParam",
+                    "options",
+                    [
+                        "Autobind",
+                        "Cores",
+                        "None",
+                        "OOMKillStep",
+                        "SlurmdOffSpec",
+                        "SlurmdSpecOverride",
+                        "Sockets",
+                        "Threads",
+                        "Verbose"
+                    ]
+                ],
+                "taskprolog": [
+                    "TaskProlog",
+                    "string"
+                ],
+                "tcptimeout": [
+                    "TCPTimeout",
+                    "integer"
+                ],
+                "tlsparameters": [
+                    "TLSParameters",
+                    "string"
+                ],
+                "tlstype": [
+                    "TLSType",
+                    "plugin",
+                    [
+                        "tls/none",
+                        "tls/s2n"
+                    ]
+                ],
+                "tmpfs": [
+                    "TmpFS",
+                    "string"
+                ],
+                "topologyparam": [
+                    "TopologyParam",
+                    "options",
+                    [
+                        "BlockAsNodeRank",
+                        "Dragonfly",
+                        "RoutePart",
+                        "RouteTree",
+                        "SwitchAsNodeRank",
+                        "TopoMaxSizeUnroll",
+                        "TopoOptional"
+                    ]
+                ],
+                "topologyplugin": [
+                    "TopologyPlugin",
+                    "plugin",
+                    [
+                        "topology/block",
+                        "topology/flat",
+                        "topology/tree"
+                    ]
+                ],
+                "trackwckey": [
+                    "TrackWCKey",
+                    "yesno"
+                ],
+                "treewidth": [
+                    "TreeWidth",
+                    "integer"
+                ],
+                "unkillablestepprogram": [
+                    "UnkillableStepProgram",
+                    "string"
+                ],
+                "unkillablesteptimeout": [
+                    "UnkillableStepTimeout",
+                    "integer"
+                ],
+                "urlparsertype": [
+                    "UrlParserType",
+                    "plugin",
+                    [
+                        "url_parser/internal",
+                        "url_parser/libhttp_parser"
+                    ]
+                ],
+                "usepam": [
+                    "UsePAM",
+                    "integer"
+                ],
+                "vsizefactor": [
+                    "VSizeFactor",
+                    "integer"
+                ],
+                "waittime": [
+                    "WaitTime",
+                    "integer"
+                ],
+                "x11parameters": [
+                    "X11Parameters",
+                    "string"
+                ]
+            },
+            "slurmdbd.conf": {
+                "allownodefacct": [
+                    "AllowNoDefAcct",
+                    "string"
+                ],
+                "allresourcesabsolute": [
+                    "AllResourcesAbsolute",
+                    "string"
+                ],
+                "archivedir": [
+                    "ArchiveDir",
+                    "string"
+                ],
+                "archiveevents": [
+                    "ArchiveEvents",
+                    "string"
+                ],
+                "archivejobenv": [
+                    "ArchiveJobEnv",
+                    "string"
+                ],
+                "archivejobs": [
+                    "ArchiveJobs",
+                    "string"
+                ],
+                "archivejobscript": [
+                    "ArchiveJobScript",
+                    "string"
+                ],
+                "archiveresvs": [
+                    "ArchiveResvs",
+                    "string"
+                ],
+                "archivescript": [
+                    "ArchiveScript",
+                    "string"
+                ],
+                "archivesteps": [
+                    "ArchiveSteps",
+                    "string"
+                ],
+                "archivesuspend": [
+                    "ArchiveSuspend",
+                    "string"
+                ],
+                "archivetxn": [
+                    "ArchiveTXN",
+                    "string"
+                ],
+                "archiveusage": [
+                    "ArchiveUsage",
+                    "string"
+                ],
+                "authaltparameters": [
+                    "AuthAltParameters",
+                    "options",
+                    [
+                        "jwks",
+                        "jwt_key"
+                    ]
+                ],
+                "authalttypes": [
+                    "AuthAltTypes",
+                    "string"
+                ],
+                "authinfo": [
+                    "AuthInfo",
+                    "options",
+                    [
+                        "socket",
+                        "ttl",
+                        "use_client_ids"
+                    ]
+                ],
+                "authtype": [
+                    "AuthType",
+                    "plugin",
+                    [
+                        "auth/munge",
+                        "auth/slurm"
+                    ]
+                ],
+                "commitdelay": [
+                    "CommitDelay",
+                    "string"
+                ],
+                "communicationparameters": [
+                    "CommunicationParameters",
+                    "options",
+                    [
+                        "DisableIPv4",
+                        "EnableIPv6",
+                        "keepaliveinterval",
+                        "keepaliveprobes",
+                        "keepalivetime"
+                    ]
+                ],
+                "dbdaddr": [
+                    "DbdAddr",
+                    "string"
+                ],
+                "dbdbackuphost": [
+                    "DbdBackupHost",
+                    "string"
+                ],
+                "dbdhost": [
+                    "DbdHost",
+                    "string"
+                ],
+                "dbdport": [
+                    "DbdPort",
+                    "port"
+                ],
+                "debugflags": [
+                    "DebugFlags",
+                    "options",
+                    [
+                        "AuditRPCs",
+                        "DB_ARCHIVE",
+                        "DB_ASSOC",
+                        "DB_EVENT",
+                        "DB_JOB",
+                        "DB_QOS",
+                        "DB_QUERY",
+                        "DB_RESERVATION",
+                        "DB_RESOURCE",
+                        "DB_STEP",
+                        "DB_TRES",
+                        "DB_USAGE",
+                        "DB_WCKEY",
+                        "FEDERATION",
+                        "Network",
+                        "NetworkRaw",
+                        "thread",
+                        "TLS"
+                    ]
+                ],
+                "debuglevel": [
+                    "DebugLevel",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "debuglevelsyslog": [
+                    "DebugLevelSyslog",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "defaultqos": [
+                    "DefaultQOS",
+                    "string"
+                ],
+                "disablearchivecommands": [
+                    "DisableArchiveCommands",
+                    "string"
+                ],
+                "disablecoorddbd": [
+                    "DisableCoordDBD",
+                    "string"
+                ],
+                "disablerollups": [
+                    "DisableRollups",
+                    "string"
+                ],
+                "hashplugin": [
+                    "HashPlugin",
+                    "plugin",
+                    [
+                        "hash/k12",
+                        "hash/sha3"
+                    ]
+                ],
+                "logfile": [
+                    "LogFile",
+                    "string"
+                ],
+                "logtimeformat": [
+                    "LogTimeFormat",
+                    "string"
+                ],
+                "maxpurgelimit": [
+                    "MaxPurgeLimit",
+                    "string"
+                ],
+                "maxquerytimerange": [
+                    "MaxQueryTimeRange",
+                    "string"
+                ],
+                "messagetimeout": [
+                    "MessageTimeout",
+                    "integer"
+                ],
+                "parameters": [
+                    "Parameters",
+                    "options",
+                    [
+                        "PreserveCaseResource",
+                        "PreserveCaseUser"
+                    ]
+                ],
+                "pidfile": [
+                    "PidFile",
+                    "string"
+                ],
+                "plugindir": [
+                    "PluginDir",
+                    "string"
+                ],
+                "privatedata": [
+                    "PrivateData",
+                    "options",
+                    [
+                        "accounts",
+                        "events",
+                        "jobs",
+                        "reservations",
+                        "usage",
+                        "users"
+                    ]
+                ],
+                "purgeeventafter": [
+                    "PurgeEventAfter",
+                    "string"
+                ],
+                "purgejobafter": [
+                    "PurgeJobAfter",
+                    "string"
+                ],
+                "purgejobenvafter": [
+                    "PurgeJobEnvAfter",
+                    "string"
+                ],
+                "purgejobscriptafter": [
+                    "PurgeJobScriptAfter",
+                    "string"
+                ],
+                "purgeresvafter": [
+                    "PurgeResvAfter",
+                    "string"
+                ],
+                "purgestepafter": [
+                    "PurgeStepAfter",
+                    "string"
+                ],
+                "purgesuspendafter": [
+                    "PurgeSuspendAfter",
+                    "string"
+                ],
+                "purgetxnafter": [
+                    "PurgeTXNAfter",
+                    "string"
+                ],
+                "purgeusageafter": [
+                    "PurgeUsageAfter",
+                    "string"
+                ],
+                "slurmuser": [
+                    "SlurmUser",
+                    "string"
+                ],
+                "storagebackuphost": [
+                    "StorageBackupHost",
+                    "string"
+                ],
+                "storagehost": [
+                    "StorageHost",
+                    "string"
+                ],
+                "storageloc": [
+                    "StorageLoc",
+                    "string"
+                ],
+                "storageparameters": [
+                    "StorageParameters",
+                    "options",
+                    [
+                        "SSL_CA",
+                        "SSL_CAPATH",
+                        "SSL_CERT",
+                        "SSL_CIPHER",
+                        "SSL_KEY",
+                        "token_duration"
+                    ]
+                ],
+                "storagepass": [
+                    "StoragePass",
+                    "string"
+                ],
+                "storagepassscript": [
+                    "StoragePassScript",
+                    "enum",
+                    [
+                        "SLURM_STORAGE_HOSTNAME",
+                        "SLURM_STORAGE_PORT",
+                        "SLURM_STORAGE_USER"
+                    ]
+                ],
+                "storageport": [
+                    "StoragePort",
+                    "port"
+                ],
+                "storagetype": [
+                    "StorageType",
+                    "string"
+                ],
+                "storageuser": [
+                    "StorageUser",
+                    "string"
+                ],
+                "tcptimeout": [
+                    "TCPTimeout",
+                    "string"
+                ],
+                "tlsparameters": [
+                    "TLSParameters",
+                    "string"
+                ],
+                "tlstype": [
+                    "TLSType",
+                    "plugin",
+                    [
+                        "tls/none",
+                        "tls/s2n"
+                    ]
+                ],
+                "trackslurmctlddown": [
+                    "TrackSlurmctldDown",
+                    "string"
+                ],
+                "trackwckey": [
+                    "TrackWCKey",
+                    "string"
+                ]
+            }
+        },
+        "package": "26.05.5-1",
+        "plugins": [
+            "accounting_storage_ctld_relay",
+            "accounting_storage_mysql",
+            "accounting_storage_slurmdbd",
+            "acct_gather_energy_gpu",
+            "acct_gather_energy_ibmaem",
+            "acct_gather_energy_pm_counters",
+            "acct_gather_energy_rapl",
+            "acct_gather_filesystem_lustre",
+            "acct_gather_interconnect_ofed",
+            "acct_gather_interconnect_sysfs",
+            "auth_munge",
+            "auth_none",
+            "auth_slurm",
+            "burst_buffer_datawarp",
+            "burst_buffer_lua",
+            "certgen_script",
+            "certmgr_script",
+            "cgroup_v1",
+            "cgroup_v2",
+            "cli_filter_lua",
+            "cli_filter_syslog",
+            "cli_filter_user_defaults",
+            "compress_lz4",
+            "compress_none",
+            "cred_munge",
+            "cred_none",
+            "data_parser_v0_0_42",
+            "data_parser_v0_0_43",
+            "data_parser_v0_0_44",
+            "data_parser_v0_0_45",
+            "gpu_generic",
+            "gpu_nrt",
+            "gpu_nvidia",
+            "gpu_oneapi",
+            "gres_gpu",
+            "gres_mps",
+            "gres_nic",
+            "gres_shard",
+            "hash_k12",
+            "hash_sha3",
+            "http_auth_local",
+            "http_parser_libhttp_parser",
+            "http_parser_llhttp_parser",
+            "job_submit_all_partitions",
+            "job_submit_defaults",
+            "job_submit_logging",
+            "job_submit_lua",
+            "job_submit_partition",
+            "job_submit_pbs",
+            "job_submit_require_timelimit",
+            "job_submit_throttle",
+            "jobacct_gather_cgroup",
+            "jobacct_gather_linux",
+            "jobcomp_filetxt",
+            "jobcomp_lua",
+            "jobcomp_mysql",
+            "jobcomp_script",
+            "libslurm_pmi",
+            "libslurmfull",
+            "mcs_account",
+            "mcs_group",
+            "mcs_label",
+            "mcs_user",
+            "metrics_openmetrics",
+            "mpi_cray_shasta",
+            "mpi_pmi2",
+            "namespace_linux",
+            "namespace_tmpfs",
+            "node_features_helpers",
+            "openapi_slurmctld",
+            "openapi_slurmdbd",
+            "openapi_util",
+            "preempt_partition_prio",
+            "preempt_qos",
+            "prep_script",
+            "priority_basic",
+            "priority_multifactor",
+            "proctrack_cgroup",
+            "proctrack_linuxproc",
+            "proctrack_pgid",
+            "rest_auth_jwt",
+            "rest_auth_local",
+            "sched_backfill",
+            "sched_builtin",
+            "select_cons_tres",
+            "select_linear",
+            "serializer_json",
+            "serializer_url_encoded",
+            "serializer_yaml",
+            "site_factor_example",
+            "spank_pbs",
+            "switch_nvidia_imex",
+            "task_affinity",
+            "task_cgroup",
+            "tls_none",
+            "topology_block",
+            "topology_flat",
+            "topology_ring",
+            "topology_torus3d",
+            "topology_tree",
+            "url_parser_internal"
+        ]
     }
 }
 # fmt: on

@@ -257,3 +257,29 @@ def test_plugins_of_files_are_the_stems_of_the_shared_objects():
     paths = ["/usr/lib/x/slurm-wlm/sched_backfill.so", "/usr/lib/x/slurm-wlm/select_cons_tres.so", "/usr/lib/x/slurm-wlm/README", "/x/so"]
     assert slurm_schema.plugins_of_files(paths) == ["sched_backfill", "select_cons_tres"]
     assert slurm_schema.plugins_of_files([]) == []
+
+
+@pytest.mark.parametrize(
+    ("part", "params", "gone_in", "there_in"),
+    [
+        # 26.05 replaced job_container/tmpfs with namespace/tmpfs, and a partition's ExclusiveUser with Exclusive.
+        ("slurm.conf", {"JobContainerType": "job_container/tmpfs"}, "26.05", "24.11"),
+        ("slurm.conf", {"NamespaceType": "namespace/tmpfs"}, "24.11", "26.05"),
+        ("partition", {"ExclusiveUser": "YES"}, "26.05", "24.11"),
+        ("cgroup.conf", {"EnableExtraControllers": "cpuset"}, "24.11", "26.05"),
+    ],
+)
+def test_each_series_has_its_own_schema(part, params, gone_in, there_in):
+    assert slurm_schema.check_parameters(part, params, "slurm_config", series=there_in) == []
+    found = slurm_schema.check_parameters(part, params, "slurm_config", series=gone_in)
+    assert len(found) == 1
+    assert "no such parameter in Slurm %s's" % gone_in in found[0]["message"]
+
+
+def test_series_schemas_name_their_packages():
+    assert {series: SCHEMAS[series]["package"].split(".")[:2] for series in SCHEMAS} == {"24.11": ["24", "11"], "26.05": ["26", "05"]}
+    # The plugins each release's packages ship: topology/default is gone in 26.05, topology/flat is new.
+    assert "topology_default" in SCHEMAS["24.11"]["plugins"]
+    assert "topology_default" not in SCHEMAS["26.05"]["plugins"]
+    assert "topology_flat" in SCHEMAS["26.05"]["plugins"]
+    assert "topology_flat" not in SCHEMAS["24.11"]["plugins"]
