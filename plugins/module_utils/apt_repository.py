@@ -125,24 +125,28 @@ def sources(repo, codename):
 
 
 def preferences(repo, package_version=""):
-    """The apt preferences: the Slurm packages from the repository; with ``package_version``, held at that version."""
+    """The apt preferences: the Slurm packages from the repository; with ``package_version``, held at that version.
+
+    apt takes a version's priority from the first stanza that matches it, so the hold comes first.
+    """
     packages = " ".join(PACKAGES)
-    stanzas = [
+    stanzas = []
+    if package_version:
+        # Above 1000: apt keeps (or returns) every Slurm package to this version until slurm_package_version changes.
+        stanzas += [
+            "# aicluster.slurm: the Slurm packages held at slurm_package_version; the upgrade changes it deliberately",
+            "Package: %s" % packages,
+            "Pin: version %s" % package_version,
+            "Pin-Priority: %d" % HOLD_PRIORITY,
+            "",
+        ]
+    stanzas += [
         "# aicluster.slurm: the Slurm packages come from the site's repository (slurm_apt_repository)",
         "Package: %s" % packages,
         'Pin: origin "%s"' % origin(repo["url"]),
         "Pin-Priority: %d" % repo.get("pin_priority", DEFAULT_PRIORITY),
         "",
     ]
-    if package_version:
-        # Above 1000: apt keeps (or returns) every Slurm package to this version until slurm_package_version changes.
-        stanzas += [
-            "# held at slurm_package_version; the upgrade changes it deliberately",
-            "Package: %s" % packages,
-            "Pin: version %s" % package_version,
-            "Pin-Priority: %d" % HOLD_PRIORITY,
-            "",
-        ]
     return "\n".join(stanzas)
 
 

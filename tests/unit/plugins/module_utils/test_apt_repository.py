@@ -46,8 +46,12 @@ def test_preferences_pin_the_slurm_packages_to_the_origin_and_hold_the_version()
         "Pin-Priority: 990\n"
     )
     held = apt_repository.preferences(dict(REPO, pin_priority=700), "24.11.6-1site1")
-    assert "Pin-Priority: 700\n" in held
-    assert held.endswith("Package: slurm* libslurm* libpmi* libpam-slurm* sview python3-pyslurm\nPin: version 24.11.6-1site1\nPin-Priority: 1001\n")
+    assert held.endswith("Pin-Priority: 700\n")
+    # apt takes a version's priority from the first stanza that matches: the hold is first.
+    assert held.startswith(
+        "# aicluster.slurm: the Slurm packages held at slurm_package_version; the upgrade changes it deliberately\n"
+        "Package: slurm* libslurm* libpmi* libpam-slurm* sview python3-pyslurm\nPin: version 24.11.6-1site1\nPin-Priority: 1001\n\n"
+    )
 
 
 @pytest.mark.parametrize(
