@@ -37,8 +37,13 @@ collection:
 docker:
 	bash lab/docker.sh
 
+# LAB_RELEASE: the Debian release of the lab and scenario containers, trixie
+# (Slurm 24.11) or forky (Debian testing, Slurm 26.05).
+LAB_RELEASE ?= trixie
+export LAB_RELEASE
+
 image: docker
-	bash lab/image.sh
+	bash lab/image.sh $(LAB_RELEASE)
 
 lab: $(VENV)/.stamp collection image
 	ansible-playbook -i inventories/lab lab/create.yml

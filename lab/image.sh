@@ -4,7 +4,9 @@
 # mirror is read from the host's apt configuration (lab/apt_mirror.py).
 #
 #   lab/image.sh                     Debian 13 with systemd: the lab and molecule image
-#                                    (LAB_IMAGE, default aicluster-slurm/trixie-systemd:1)
+#                                    (aicluster-slurm/trixie-systemd:1)
+#   lab/image.sh forky               Debian forky (testing, Slurm 26.05) with systemd
+#                                    (aicluster-slurm/forky-systemd:1)
 #   lab/image.sh bookworm minimal    Debian 12, python3 only, no systemd: the bad inputs'
 #                                    unsupported OS (BADINPUT_OLD_OS_IMAGE, default
 #                                    aicluster-slurm/bookworm-minimal:1)
@@ -15,7 +17,7 @@ set -euo pipefail
 release="${1:-trixie}"
 kind="${2:-systemd}"
 case "$kind" in
-  systemd) image="${LAB_IMAGE:-aicluster-slurm/$release-systemd:1}" ;;
+  systemd) image="aicluster-slurm/$release-systemd:1" ;;
   minimal) image="${BADINPUT_OLD_OS_IMAGE:-aicluster-slurm/$release-minimal:1}" ;;
   *) echo "lab/image.sh: kind $kind is not systemd or minimal" >&2; exit 2 ;;
 esac
@@ -28,12 +30,20 @@ fi
 
 command -v debootstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap; }
 mirror="$(python3 "$here/apt_mirror.py")"
+# A release newer than the host's debootstrap (forky, Debian testing) is built
+# with the sid script, and its Release file may be past Valid-Until on the
+# mirror (testing's is renewed weekly; mirrors lag), so apt is told not to check.
+script=() valid=""
+if [ ! -e "/usr/share/debootstrap/scripts/$release" ]; then
+  script=(/usr/share/debootstrap/scripts/sid)
+  valid="Check-Valid-Until: no"
+fi
 root="$(mktemp -d "/var/tmp/aicluster-$release.XXXXXX")"
 trap 'rm -rf "$root"' EXIT
 
 echo "image $image: debootstrap $release ($kind) from the host's mirror"
 if [ "$kind" = minimal ]; then
-  debootstrap --variant=minbase --include=python3,procps "$release" "$root" "$mirror" >/dev/null
+  debootstrap --variant=minbase --include=python3,procps "$release" "$root" "$mirror" "${script[@]}" >/dev/null
   rm -rf "$root"/var/cache/apt/archives/*.deb
   tar -C "$root" -c . | docker import --change 'CMD ["sleep", "infinity"]' - "$image" >/dev/null
   echo "image $image: built"
@@ -42,7 +52,7 @@ fi
 
 debootstrap --variant=minbase \
   --include=systemd,systemd-sysv,python3,python3-apt,dbus,iproute2,procps,ca-certificates,sudo,iputils-ping \
-  "$release" "$root" "$mirror" >/dev/null
+  "$release" "$root" "$mirror" "${script[@]}" >/dev/null
 
 cat > "$root/etc/apt/sources.list.d/debian.sources" <<SRC
 Types: deb
@@ -50,6 +60,7 @@ URIs: $mirror
 Suites: $release $release-updates
 Components: main contrib non-free non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+$valid
 SRC
 rm -f "$root/etc/apt/sources.list"
 # Keep downloaded packages: the lab mounts one shared apt archive volume.

@@ -169,8 +169,9 @@ def slurm_preflight_inventory(
     topology=None,
     hostvars=None,
     settings=None,
+    series=None,
 ):
-    """Inventory-only preflight findings.
+    """Inventory-only preflight findings; ``series``: the Slurm series of the controllers' platform (slurm_series).
 
     ``topology``: ``{source, spines, blocks, block_sizes, strict}`` (slurm_topology_*);
     with ``hostvars`` the switches are built from each compute host's
@@ -179,7 +180,7 @@ def slurm_preflight_inventory(
     hosts = None if hostvars is None else _hosts(groups.get("slurm_compute") or [], hostvars, slurm_hosts.TOPOLOGY_VARIABLES)
     inputs = slurm_hosts.preflight_topology(topology, groups, hosts)
     return preflight.inventory_findings(
-        groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting, slurm_version, inputs, settings
+        groups, config, partitions, munge_key, cgroups_enforced, skip, dbd_storage_pass, tuple(preempt), accounting, slurm_version, inputs, settings, series
     )
 
 
@@ -224,6 +225,12 @@ def slurm_slurmd_pending(before_text, after_text):
     return slurm_conf.slurmd_pending(before_text, after_text)
 
 
+def slurm_series(facts):
+    """The Slurm series the collection configures on a host of these gathered facts (preflight.PLATFORMS);
+    the default series for a platform it is not tested on (preflight refuses that one)."""
+    return preflight.platform_series(facts) or preflight.SLURM_SERIES
+
+
 def slurm_schema_findings(params, part, variable, series=None):
     """Findings for a parameter dict against the schema of ``part`` (slurm_schema.check_parameters)."""
     return slurm_schema.check_parameters(part, params, variable, series)
@@ -266,6 +273,7 @@ class FilterModule(object):
             "slurm_qos_names": slurm_qos_names,
             "slurm_restart_keys": slurm_restart_keys,
             "slurm_schema_findings": slurm_schema_findings,
+            "slurm_series": slurm_series,
             "slurm_slurmd_pending": slurm_slurmd_pending,
             "slurm_text_findings": slurm_text_findings,
             "slurm_topology_switches": slurm_topology_switches,

@@ -197,11 +197,11 @@ def check_munge_key(value):
 STRUCTURE_KEYS = ("nodename", "partitionname", "nodeset", "downnodes", "frontendname")
 
 
-def check_slurm_config(config, cgroups_enforced=True):
+def check_slurm_config(config, cgroups_enforced=True, series=None):
     """Reject slurm.conf keys and values that Slurm does not have (the catalogue's
     known mistakes with their own fixes, then every key and value against the schema)."""
     if not isinstance(config, dict):
-        return slurm_schema.check_parameters("slurm.conf", config, "slurm_config")
+        return slurm_schema.check_parameters("slurm.conf", config, "slurm_config", series)
     findings = []
     # One finding per key: the catalogue's specific fix wins over the schema's.
     reported = set()
@@ -236,7 +236,7 @@ def check_slurm_config(config, cgroups_enforced=True):
                 )
             )
             reported.add(key)
-    findings += slurm_schema.check_parameters("slurm.conf", {k: v for k, v in config.items() if k not in reported}, "slurm_config")
+    findings += slurm_schema.check_parameters("slurm.conf", {k: v for k, v in config.items() if k not in reported}, "slurm_config", series)
     proctrack = "".join(str(v).lower() for k, v in (config or {}).items() if k.lower() == "proctracktype")
     if cgroups_enforced and proctrack == "proctrack/linuxproc":
         findings.append(
@@ -303,7 +303,7 @@ def check_preemption(preempt_type, preempt_mode):
 PARTITION_OWNED_KEYS = ("partitionname", "nodes", "default")
 
 
-def check_partitions(partitions, groups):
+def check_partitions(partitions, groups, series=None):
     findings = []
     defaults = [p.get("name") for p in partitions or [] if p.get("default")]
     if len(defaults) > 1:
@@ -362,6 +362,7 @@ def check_partitions(partitions, groups):
             "partition",
             {k: v for k, v in config.items() if str(k).lower() not in PARTITION_OWNED_KEYS} if isinstance(config, dict) else config,
             "slurm_partitions[%s].config" % name,
+            series,
         )
         owned = ["%s=%s" % (k, v) for k, v in (config.items() if isinstance(config, dict) else ()) if k.lower() in PARTITION_OWNED_KEYS]
         if owned:
@@ -504,15 +505,32 @@ def check_state_save(groups, config):
     ]
 
 
-# The Slurm release series this collection configures (roles/slurm/vars/Debian_13.yml, __slurm_series).
-SLURM_SERIES = "24.11"
+# The platforms this collection is tested on: (distribution, release) -> the
+# Slurm series that release ships, which the collection installs and configures
+# there (roles/slurm/vars/<distribution>_<release>.yml). Forky is Debian testing.
+PLATFORMS = {("Debian", "trixie"): "24.11", ("Debian", "forky"): "26.05"}
+PLATFORM_NAMES = {("Debian", "trixie"): "Debian 13 trixie", ("Debian", "forky"): "Debian forky (testing)"}
+# The series when no host's release is known (inventory-only checks before facts).
+SLURM_SERIES = PLATFORMS[("Debian", "trixie")]
+
+
+def platforms_text():
+    """``Debian 13 trixie with Slurm 24.11 and Debian forky (testing) with Slurm 26.05``: for messages."""
+    return " and ".join("%s with Slurm %s" % (PLATFORM_NAMES[key], series) for key, series in sorted(PLATFORMS.items(), key=lambda item: item[1]))
+
+
+def platform_series(facts):
+    """The Slurm series of a host's platform (from its gathered facts), or None when it is not a tested one."""
+    facts = facts or {}
+    return PLATFORMS.get((facts.get("distribution"), facts.get("distribution_release")))
 # [epoch:]major.minor then a point release, a revision or an apt wildcard.
 _DEBIAN_SLURM_VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)[.*-]")
 
 
-def check_slurm_version(version):
+def check_slurm_version(version, series=SLURM_SERIES):
     """A pinned slurm_package_version must be of the series the configuration is written for.
 
+    ``series``: the Slurm series of the controllers' platform.
     The slurm role compares the installed version only after apt has run; this
     catches the pin before any host is changed.
     """
@@ -520,16 +538,17 @@ def check_slurm_version(version):
         return []
     text = str(version).strip()
     match = _DEBIAN_SLURM_VERSION.match(text)
-    if match and "%s.%s" % match.groups() == SLURM_SERIES:
+    if match and "%s.%s" % match.groups() == series:
         return []
-    seen = ("is Slurm %s.%s" % match.groups()) if match else "is not a Debian package version of Slurm (such as %s.5-4)" % SLURM_SERIES
+    seen = ("is Slurm %s.%s" % match.groups()) if match else "is not a Debian package version of Slurm (such as %s.5-4)" % series
+    platform = " or ".join(PLATFORM_NAMES[key] for key, value in sorted(PLATFORMS.items()) if value == series)
     return [
         _finding(
             "slurm_version",
             "error",
-            "slurm_package_version=%s %s, but this collection configures Slurm %s only: pin a %s build "
+            "slurm_package_version=%s %s, but this collection configures Slurm %s on %s (it is tested with %s): pin a %s build "
             "(apt-cache policy slurm-client lists them, e.g. %s.5-4 or %s.*) or leave slurm_package_version empty for the release's own"
-            % (text, seen, SLURM_SERIES, SLURM_SERIES, SLURM_SERIES, SLURM_SERIES),
+            % (text, seen, series, platform, platforms_text(), series, series, series),
             variable="slurm_package_version",
         )
     ]
@@ -625,7 +644,7 @@ _TOPOLOGY_FIX = {
 }
 
 
-def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=None, strict=False):
+def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=None, strict=False, series=SLURM_SERIES):
     """What slurmctld would refuse in a topology given in the inventory, before slurmctld sees it.
 
     ``switches``: the switch list the slurmctld role passes to slurm_topology
@@ -648,12 +667,12 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
     try:
         if source == "inventory":
             tree, duplicates = topology.switches_from_list(switches)
-            errors, warnings = topology.validate_tree(tree, duplicates, None, SLURM_SERIES)
+            errors, warnings = topology.validate_tree(tree, duplicates, None, series)
             placed = {node for switch in tree.values() for node in switch["nodes"]}
         else:
             parsed = topology.blocks_from_list(blocks)
             sizes = [int(size) for size in block_sizes or []]
-            errors, warnings = topology.validate_blocks(parsed, sizes, None, SLURM_SERIES)
+            errors, warnings = topology.validate_blocks(parsed, sizes, None, series)
             placed = {node for block in parsed for node in block["nodes"]}
     except (topology.TopologyError, ValueError, TypeError, AttributeError) as exc:
         errors, warnings, placed = [str(exc)], [], set()
@@ -686,15 +705,15 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
     return findings
 
 
-def check_settings(settings):
+def check_settings(settings, series=None):
     """The cluster name, cgroups_config and slurmdbd_config against Slurm's rules and schema; slurm_apt_repository."""
     findings = []
     if "cluster_name" in settings:
         problem = slurm_schema.name_problem("cluster", settings["cluster_name"])
         if problem:
             findings.append(slurm_schema.finding("cluster_name", "slurm_cluster_name", settings["cluster_name"], problem, "e.g. aicluster or ai-prod-1"))
-    findings += slurm_schema.check_parameters("cgroup.conf", settings.get("cgroups_config"), "cgroups_config")
-    findings += slurm_schema.check_parameters("slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", owned=("storagepass",))
+    findings += slurm_schema.check_parameters("cgroup.conf", settings.get("cgroups_config"), "cgroups_config", series)
+    findings += slurm_schema.check_parameters("slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", series, owned=("storagepass",))
     findings += apt_repository.findings(settings.get("apt_repository"), settings.get("package_version") or "")
     return findings
 
@@ -712,16 +731,19 @@ def inventory_findings(
     slurm_version="",
     topology_inputs=None,
     settings=None,
+    series=None,
 ):
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
 
     ``settings``: the other values that land in Slurm's files,
     ``{cluster_name, cgroups_config, slurmdbd_config}``.
 
+    ``series``: the Slurm series of the controllers' platform (platform_series), default SLURM_SERIES.
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.
     ``topology_inputs``: ``{source, spines, switches, blocks, block_sizes, strict}``
     (slurm_topology_*; switches as the slurmctld role builds them).
     """
+    series = series or SLURM_SERIES
     topo = topology_inputs or {}
     hostlists = check_hostlists(topo.get("spines"), topo.get("blocks"))
     findings = (
@@ -729,24 +751,21 @@ def inventory_findings(
         + check_preemption(*preempt)
         + check_munge_key(munge_key)
         + check_accounting(groups, dbd_storage_pass)
-        + check_slurm_config(config, cgroups_enforced)
-        + check_partitions(partitions, groups)
+        + check_slurm_config(config, cgroups_enforced, series)
+        + check_partitions(partitions, groups, series)
         + check_qos_references(groups, partitions, accounting or {})
         + check_node_names(groups)
         + check_state_save(groups, config)
-        + check_slurm_version(slurm_version)
-        + check_settings(settings or {})
+        + check_slurm_version(slurm_version, series)
+        + check_settings(settings or {}, series)
         + hostlists
     )
     if not hostlists:
         # A malformed expression cannot be expanded: the topology is checked once it parses.
         findings += check_topology(
-            topo.get("source"), groups.get("slurm_compute") or [], topo.get("switches"), topo.get("blocks"), topo.get("block_sizes"), topo.get("strict", False)
+            topo.get("source"), groups.get("slurm_compute") or [], topo.get("switches"), topo.get("blocks"), topo.get("block_sizes"), topo.get("strict", False), series
         )
     return check_skip(skip) or [f for f in findings if f["id"] not in skip]
-
-
-SUPPORTED_OS = {("Debian", "13")}
 
 
 def check_gpus(name, gpus, present_files):
@@ -813,7 +832,7 @@ def check_node_config(name, facts, node_config):
                 )
             )
             continue
-        schema = slurm_schema.check_parameters("node", {key: value}, "%s: slurm_node_config" % name)
+        schema = slurm_schema.check_parameters("node", {key: value}, "%s: slurm_node_config" % name, platform_series(facts))
         if schema:
             findings += [dict(f, id="node_config") for f in schema]
             continue
@@ -948,16 +967,16 @@ def host_findings(
             + check_features(name, features)
             + (check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators) if discover else [])
         )
-    os_id = (facts.get("distribution"), str(facts.get("distribution_major_version")))
-    if os_id not in SUPPORTED_OS:
+    if platform_series(facts) is None:
+        seen = "%s %s (%s)" % (facts.get("distribution"), facts.get("distribution_version"), facts.get("distribution_release"))
         findings.append(
             _finding(
                 "os_supported",
                 "error",
-                "%s runs %s %s; this collection is tested on Debian 13 only. Add os_supported to preflight_skip "
-                "to try it anyway (untested)" % (name, os_id[0], os_id[1]),
+                "%s runs %s; this collection is tested on %s only. Add os_supported to preflight_skip "
+                "to try it anyway (untested)" % (name, seen, platforms_text()),
                 variable="ansible_facts.distribution",
-                value="%s %s" % os_id,
+                value=seen,
             )
         )
     hostname = facts.get("hostname")

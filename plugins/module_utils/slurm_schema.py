@@ -84,11 +84,29 @@ def _shown(value):
     return text.encode("unicode_escape").decode("ascii") if _CONTROL.search(text) else text
 
 
-def series_schema(series=None):
+# What took the place of a parameter or a plugin that a later series dropped
+# (slurm.conf(5) and the plugins of that series' packages).
+SUCCESSORS = {
+    ("slurm.conf", "jobcontainertype"): "NamespaceType=namespace/tmpfs",
+    "job_container_tmpfs": "NamespaceType=namespace/tmpfs",
+    "topology_default": "topology/flat",
+    "topology_3d_torus": "topology/torus3d",
+}
+
+
+def series_key(series=None):
     key = ".".join(str(series or DEFAULT_SERIES).split(".")[:2])
-    if key not in SCHEMAS:
-        key = DEFAULT_SERIES
-    return SCHEMAS[key]
+    return key if key in SCHEMAS else DEFAULT_SERIES
+
+
+def series_schema(series=None):
+    return SCHEMAS[series_key(series)]
+
+
+def _elsewhere(series, present):
+    """`` (Slurm 24.11 has it)``: the other series for which ``present(schema)`` holds, or ''."""
+    others = [other for other in sorted(SCHEMAS) if other != series_key(series) and present(SCHEMAS[other])]
+    return " (Slurm %s has it)" % " and ".join(others) if others else ""
 
 
 def syntax_problem(value):
@@ -129,8 +147,11 @@ def key_problem(part, key, series=None):
         return None
     near = closest(key, keys)
     fix = "did you mean %s? (%s(5))" % (keys[near][0], _page(part)) if near else "use a parameter from %s(5)" % _page(part)
+    if (part, key.lower()) in SUCCESSORS:
+        fix = "use %s (%s(5))" % (SUCCESSORS[(part, key.lower())], _page(part))
     where = {"node": "NodeName lines of slurm.conf", "partition": "PartitionName lines of slurm.conf"}.get(part, part)
-    return "no such parameter in Slurm %s's %s" % (".".join(str(series or DEFAULT_SERIES).split(".")[:2]), where), fix
+    elsewhere = _elsewhere(series, lambda schema: key.lower() in schema["files"].get(part, {}))
+    return "no such parameter in Slurm %s's %s%s" % (series_key(series), where, elsewhere), fix
 
 
 def _page(part):
@@ -147,7 +168,7 @@ def _int_problem(text, low, high, unlimited=False):
     return None
 
 
-def _plugin_problem(text, choices, plugins):
+def _plugin_problem(text, choices, plugins, series=None):
     match = _PLUGIN.match(text)
     if not match:
         return "is not a plugin name (type/name, e.g. %s)" % (choices[0] if choices else "sched/backfill")
@@ -158,8 +179,17 @@ def _plugin_problem(text, choices, plugins):
     if name == "none":
         return None
     if plugins is not None and "%s_%s" % (prefix, name) not in plugins:
+        stem = "%s_%s" % (prefix, name)
         have = sorted("%s/%s" % (prefix, p[len(prefix) + 1 :]) for p in plugins if p.startswith(prefix + "_"))
-        return "is not installed (no %s_%s.so among the Slurm plugins; installed: %s)" % (prefix, name, ", ".join(have) or "none")
+        elsewhere = _elsewhere(series, lambda schema: stem in schema["plugins"])
+        successor = "; use %s" % SUCCESSORS[stem] if elsewhere and stem in SUCCESSORS else ""
+        return "is not installed (no %s.so among the Slurm %s plugins%s; installed: %s)%s" % (
+            stem,
+            series_key(series),
+            elsewhere,
+            ", ".join(have) or "none",
+            successor,
+        )
     return None
 
 
@@ -213,7 +243,7 @@ def value_problem(part, key, value, series=None, plugins=None):
     if kind in ("plugin", "plugins"):
         items = text.split(",") if kind == "plugins" else [text]
         for item in items:
-            problem = _plugin_problem(item, choices, plugins)
+            problem = _plugin_problem(item, choices, plugins, series)
             if problem:
                 return "%s %s" % (item, problem) if kind == "plugins" else problem
         return None

@@ -10,7 +10,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cache="$root/.cache/promtool"
-image="${LAB_IMAGE:-aicluster-slurm/trixie-systemd:1}"
+image=aicluster-slurm/trixie-systemd:1
 promtool="${PROMTOOL:-$cache/trixie/usr/bin/promtool}"
 
 if [ ! -x "$promtool" ]; then

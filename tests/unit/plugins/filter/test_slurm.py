@@ -34,6 +34,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_qos_names,
     slurm_restart_keys,
     slurm_schema_findings,
+    slurm_series,
     slurm_slurmd_pending,
     slurm_text_findings,
     slurm_topology_switches,
@@ -107,6 +108,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_qos_names": slurm_qos_names,
         "slurm_restart_keys": slurm_restart_keys,
         "slurm_schema_findings": slurm_schema_findings,
+        "slurm_series": slurm_series,
         "slurm_slurmd_pending": slurm_slurmd_pending,
         "slurm_text_findings": slurm_text_findings,
         "slurm_topology_switches": slurm_topology_switches,
@@ -315,7 +317,7 @@ def test_slurm_preflight_inventory_passes_every_argument(monkeypatch):
     result = slurm_preflight_inventory(groups, {"A": 1}, ["p"], "key", False, ["x"], "pass", ["T", "M"], {"qos": []}, "24.11.5", topology, hostvars, {"s": 1})
     assert result == ["found"]
     switches = [{"name": "leaf1", "nodes": ["gpu1", "node01"]}, {"name": "s", "switches": ["leaf1"]}]
-    assert calls == [(groups, {"A": 1}, ["p"], "key", False, ["x"], "pass", ("T", "M"), {"qos": []}, "24.11.5", dict(topology, switches=switches), {"s": 1})]
+    assert calls == [(groups, {"A": 1}, ["p"], "key", False, ["x"], "pass", ("T", "M"), {"qos": []}, "24.11.5", dict(topology, switches=switches), {"s": 1}, None)]
     assert {key for _host, key in hostvars.read} == {"slurm_topology_leaf"}
 
 
@@ -346,8 +348,15 @@ def test_slurm_preflight_host_counts_only_character_devices(monkeypatch):
 
 
 def test_slurm_preflight_host():
-    facts = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "g1", "memtotal_mb": 64000}
+    facts = {"distribution": "Debian", "distribution_major_version": "13", "distribution_release": "trixie", "hostname": "g1", "memtotal_mb": 64000}
     stats = [{"item": "/dev/nvidia0", "stat": {"exists": True, "ischr": True}}, {"item": "/dev/nvidia1", "stat": {"exists": True, "ischr": False}}]
     (finding,) = slurm_preflight_host("g1", facts, gpus={"type": "h200", "count": 2}, gpu_stats=stats)
     assert finding["id"] == "gpus"
     assert "(/dev/nvidia[0-1]) but /dev/nvidia1 is not a character device there" in finding["message"]
+
+
+def test_slurm_series():
+    assert slurm_series({"distribution": "Debian", "distribution_release": "forky"}) == "26.05"
+    assert slurm_series({"distribution": "Debian", "distribution_release": "trixie"}) == "24.11"
+    # preflight refuses an untested platform; until then the default series.
+    assert slurm_series({"distribution": "Debian", "distribution_release": "bookworm"}) == "24.11"

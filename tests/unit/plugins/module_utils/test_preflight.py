@@ -15,7 +15,8 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import (
 GROUPS = {"slurmctld": ["ctl1"], "slurm_compute": ["node01", "node02"], "gpu": ["node02"], "empty": []}
 PARTITIONS = [{"name": "batch", "groups": ["slurm_compute"], "default": True}]
 GOOD_KEY = base64.b64encode(bytes(range(256)) * 4).decode()
-DEBIAN = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "node01", "memtotal_mb": 16000}
+DEBIAN = {"distribution": "Debian", "distribution_major_version": "13", "distribution_release": "trixie", "hostname": "node01", "memtotal_mb": 16000}
+FORKY = dict(DEBIAN, distribution_major_version="forky/sid", distribution_version="forky/sid", distribution_release="forky")
 
 
 def ids(findings):
@@ -261,9 +262,9 @@ def test_inventory_findings_passes_cgroups_enforced():
     [
         ("node01", DEBIAN, {}, []),
         ("node01.cluster.example", DEBIAN, {}, []),
-        ("node01", dict(DEBIAN, distribution_major_version=13), {}, []),
-        ("node01", dict(DEBIAN, distribution="Ubuntu", distribution_major_version="24"), {}, ["os_supported"]),
-        ("node01", dict(DEBIAN, distribution_major_version="12"), {}, ["os_supported"]),
+        ("node01", FORKY, {}, []),
+        ("node01", dict(DEBIAN, distribution="Ubuntu", distribution_release="noble"), {}, ["os_supported"]),
+        ("node01", dict(DEBIAN, distribution_major_version="12", distribution_release="bookworm"), {}, ["os_supported"]),
         ("node01", None, {}, ["os_supported"]),
         ("node01", dict(DEBIAN, hostname="other"), {}, ["hostname_match"]),
         ("ctl1", dict(DEBIAN, hostname="other"), {"is_compute": False}, []),
@@ -294,9 +295,9 @@ def test_host_findings(name, facts, kwargs, expected):
 
 
 def test_host_findings_messages_name_the_host():
-    facts = dict(DEBIAN, distribution="Ubuntu", distribution_major_version="24", hostname="other")
+    facts = dict(DEBIAN, distribution="Ubuntu", distribution_version="24.04", distribution_release="noble", hostname="other")
     messages = [f["message"] for f in host_findings("node01", facts, memory_reserve_mb=20000)]
-    assert messages[0].startswith("node01 runs Ubuntu 24;")
+    assert messages[0].startswith("node01 runs Ubuntu 24.04 (noble);")
     assert messages[1].startswith("node01: its hostname is other")
     assert messages[2].startswith("node01: slurm_node_memory_reserve_mb=20000 is not below its memory (16000 MB)")
 
@@ -455,7 +456,7 @@ def test_check_gpus(gpus, present, message):
 
 
 def test_host_findings_gpus_only_on_compute_nodes():
-    facts = {"distribution": "Debian", "distribution_major_version": "13", "hostname": "gpu01", "memtotal_mb": 64000}
+    facts = {"distribution": "Debian", "distribution_major_version": "13", "distribution_release": "trixie", "hostname": "gpu01", "memtotal_mb": 64000}
     assert ids(host_findings("gpu01", facts, gpus={"type": "h200", "count": 2})) == ["gpus"]
     assert host_findings("gpu01", facts, is_compute=False, gpus={"type": "h200", "count": 2}) == []
     assert ids(host_findings("gpu01", facts, gpus={"type": "h200", "count": 2}, skip=["gpus"])) == []
@@ -540,13 +541,40 @@ def test_check_slurm_version_rejects(version, seen):
     assert "pin a 24.11 build" in finding["message"]
 
 
-def test_slurm_series_is_the_slurm_roles():
-    import pathlib
+@pytest.mark.parametrize(("version", "series"), [("26.05.5-1", "26.05"), ("26.05.*", "26.05"), ("24.11.5-4", "24.11")])
+def test_check_slurm_version_accepts_the_platforms_series(version, series):
+    assert preflight.check_slurm_version(version, series) == []
 
-    import yaml
 
-    vars_file = pathlib.Path(__file__).resolve().parents[4] / "roles" / "slurm" / "vars" / "Debian_13.yml"
-    assert yaml.safe_load(vars_file.read_text())["__slurm_series"] == preflight.SLURM_SERIES
+def test_check_slurm_version_names_the_platform_and_the_tested_ones():
+    finding = only(preflight.check_slurm_version("24.11.5-4", "26.05"))
+    assert "configures Slurm 26.05 on Debian forky (testing)" in finding["message"]
+    assert "tested with Debian 13 trixie with Slurm 24.11 and Debian forky (testing) with Slurm 26.05" in finding["message"]
+    assert "pin a 26.05 build" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("facts", "series"),
+    [(DEBIAN, "24.11"), (FORKY, "26.05"), (dict(DEBIAN, distribution_release="bookworm"), None), (None, None), ({}, None)],
+)
+def test_platform_series(facts, series):
+    assert preflight.platform_series(facts) == series
+
+
+def test_os_supported_names_the_tested_platforms():
+    finding = only(preflight.host_findings("node01", dict(DEBIAN, distribution_version="12.9", distribution_release="bookworm")))
+    assert finding["message"] == (
+        "node01 runs Debian 12.9 (bookworm); this collection is tested on Debian 13 trixie with Slurm 24.11 and "
+        "Debian forky (testing) with Slurm 26.05 only. Add os_supported to preflight_skip to try it anyway (untested)"
+    )
+
+
+def test_inventory_checks_follow_the_controllers_series():
+    groups = {"slurmctld": ["ctl"], "slurm_compute": ["node01"]}
+    # Removed in 26.05 (its successor is NamespaceType), valid in 24.11.
+    config = {"JobContainerType": "job_container/tmpfs"}
+    assert "config_key" not in ids(preflight.inventory_findings(groups, config, [], "x" * 64, series="24.11"))
+    assert "config_key" in ids(preflight.inventory_findings(groups, config, [], "x" * 64, series="26.05"))
 
 
 # --- hostlist expressions ----------------------------------------------------
