@@ -52,9 +52,11 @@ def scenario(name):
 # secrets, which share the lab-* containers, run one after the other and
 # count as one chain. figures reads what badinput, secrets and midsize wrote.
 STEPS = (
+    scenario("upgrade"),
     scenario("gpu"),
     scenario("large"),
-    scenario("startup"),
+    # startup runs on Debian forky / Slurm 26.05; every other scenario on trixie / 24.11.
+    Step("startup-forky", ["scenario", "S=startup", "LAB_RELEASE=forky"]),
     Step("badinput", ["badinput"], locks=("lab",)),
     Step("secrets", ["secrets"], locks=("lab",), needs=("badinput",)),
     scenario("midsize"),

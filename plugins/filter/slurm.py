@@ -225,10 +225,10 @@ def slurm_slurmd_pending(before_text, after_text):
     return slurm_conf.slurmd_pending(before_text, after_text)
 
 
-def slurm_series(facts):
-    """The Slurm series the collection configures on a host of these gathered facts (preflight.PLATFORMS);
-    the default series for a platform it is not tested on (preflight refuses that one)."""
-    return preflight.platform_series(facts) or preflight.SLURM_SERIES
+def slurm_series(facts, package_version="", repository=None):
+    """The Slurm series the collection configures on a host of these gathered facts (preflight.configured_series):
+    its release's (preflight.PLATFORMS), or with slurm_apt_repository that of slurm_package_version."""
+    return preflight.configured_series(facts, package_version, repository)
 
 
 def slurm_schema_findings(params, part, variable, series=None):

@@ -523,6 +523,18 @@ def platform_series(facts):
     """The Slurm series of a host's platform (from its gathered facts), or None when it is not a tested one."""
     facts = facts or {}
     return PLATFORMS.get((facts.get("distribution"), facts.get("distribution_release")))
+
+
+def configured_series(facts, package_version="", repository=None):
+    """The Slurm series the collection installs and configures on a host: with a site's own repository
+    (slurm_apt_repository) that of slurm_package_version when the collection has its schema, otherwise
+    the one the host's Debian release ships; the default series on an untested platform (os_supported
+    refuses it)."""
+    if repository:
+        match = _DEBIAN_SLURM_VERSION.match(str(package_version or "").strip())
+        if match and "%s.%s" % match.groups() in slurm_schema.SCHEMAS:
+            return "%s.%s" % match.groups()
+    return platform_series(facts) or SLURM_SERIES
 # [epoch:]major.minor then a point release, a revision or an apt wildcard.
 _DEBIAN_SLURM_VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)[.*-]")
 

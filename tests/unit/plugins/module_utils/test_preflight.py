@@ -826,3 +826,21 @@ def test_discovery_and_declared_gpus_together_are_refused():
 @pytest.mark.parametrize("features", [["a b"], {"rack": "r 1"}, "a,b&c", ["x#y"]])
 def test_bad_feature_names_are_refused(features):
     assert [f["id"] for f in preflight.host_findings("node01", NODE_FACTS, features=features)] == ["node_features"]
+
+
+@pytest.mark.parametrize(
+    ("facts", "version", "repository", "series"),
+    [
+        (DEBIAN, "", None, "24.11"),
+        (FORKY, "", None, "26.05"),
+        # A site's own 26.05 build on trixie: the collection configures 26.05 there.
+        (DEBIAN, "26.05.5-1site1", {"url": "file:///srv/repo"}, "26.05"),
+        # Debian's packages: the release decides, whatever the pin says (check_slurm_version refuses the pin).
+        (DEBIAN, "26.05.5-1", None, "24.11"),
+        # A series the collection has no schema for: the release's.
+        (DEBIAN, "25.05.3-1site1", {"url": "file:///srv/repo"}, "24.11"),
+        (dict(DEBIAN, distribution_release="bookworm"), "", None, "24.11"),
+    ],
+)
+def test_configured_series(facts, version, repository, series):
+    assert preflight.configured_series(facts, version, repository) == series

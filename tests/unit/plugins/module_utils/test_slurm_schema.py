@@ -274,6 +274,24 @@ def test_each_series_has_its_own_schema(part, params, gone_in, there_in):
     found = slurm_schema.check_parameters(part, params, "slurm_config", series=gone_in)
     assert len(found) == 1
     assert "no such parameter in Slurm %s's" % gone_in in found[0]["message"]
+    # The message names the series that has it.
+    assert "(Slurm %s has it)" % there_in in found[0]["message"]
+
+
+def test_a_dropped_parameter_or_plugin_names_its_successor():
+    (found,) = slurm_schema.check_parameters("slurm.conf", {"JobContainerType": "job_container/tmpfs"}, "slurm_config", series="26.05")
+    assert found["message"] == (
+        "slurm_config.JobContainerType: no such parameter in Slurm 26.05's slurm.conf (Slurm 24.11 has it); "
+        "use NamespaceType=namespace/tmpfs (slurm.conf(5))"
+    )
+    (found,) = slurm_schema.check_parameters("slurm.conf", {"TopologyPlugin": "topology/default"}, "slurm_config", series="26.05")
+    assert "no topology_default.so among the Slurm 26.05 plugins (Slurm 24.11 has it)" in found["message"]
+    assert "; use topology/flat" in found["message"]
+    (found,) = slurm_schema.check_parameters("slurm.conf", {"TopologyPlugin": "topology/flat"}, "slurm_config", series="24.11")
+    assert "(Slurm 26.05 has it)" in found["message"]
+    # A name neither series has says nothing about the other.
+    (found,) = slurm_schema.check_parameters("slurm.conf", {"NoSuchKey": "1"}, "slurm_config", series="26.05")
+    assert "has it" not in found["message"]
 
 
 def test_series_schemas_name_their_packages():
