@@ -149,9 +149,9 @@ def slurm_parameter_lines(config):
     return slurm_conf.parameter_lines(config)
 
 
-def slurm_restart_keys(old_text, new_lines):
-    """Parameters that changed and that only a daemon restart applies."""
-    return slurm_conf.restart_keys(old_text, _text(new_lines))
+def slurm_restart_keys(old_text, new_lines, series=None):
+    """Parameters that changed and that only a daemon restart applies (in Slurm ``series``)."""
+    return slurm_conf.restart_keys(old_text, _text(new_lines), series)
 
 
 @_model

@@ -535,6 +535,8 @@ def configured_series(facts, package_version="", repository=None):
         if match and "%s.%s" % match.groups() in slurm_schema.SCHEMAS:
             return "%s.%s" % match.groups()
     return platform_series(facts) or SLURM_SERIES
+
+
 # [epoch:]major.minor then a point release, a revision or an apt wildcard.
 _DEBIAN_SLURM_VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)[.*-]")
 
@@ -775,7 +777,13 @@ def inventory_findings(
     if not hostlists:
         # A malformed expression cannot be expanded: the topology is checked once it parses.
         findings += check_topology(
-            topo.get("source"), groups.get("slurm_compute") or [], topo.get("switches"), topo.get("blocks"), topo.get("block_sizes"), topo.get("strict", False), series
+            topo.get("source"),
+            groups.get("slurm_compute") or [],
+            topo.get("switches"),
+            topo.get("blocks"),
+            topo.get("block_sizes"),
+            topo.get("strict", False),
+            series,
         )
     return check_skip(skip) or [f for f in findings if f["id"] not in skip]
 

@@ -35,6 +35,14 @@ RESTART_REQUIRED = (
     "SlurmctldPort",
     "SlurmdPort",
 )
+# Per Slurm series. 26.05 adds TLS on the RPC sockets: with a TLS plugin
+# "RPC listening sockets reject connections that are not TLS wrapped"
+# (slurm.conf(5), TLSType, 26.05.5), a listening setting that reconfigure
+# cannot change (scontrol(1) says the same of 26.05's reconfigure).
+RESTART_REQUIRED_BY_SERIES = {
+    "24.11": RESTART_REQUIRED,
+    "26.05": RESTART_REQUIRED + ("TLSParameters", "TLSType"),
+}
 
 # Keys written once per value, one line each, in the order given (lower-cased).
 MULTI_LINE_KEYS = ("slurmctldhost", "include")
@@ -334,15 +342,17 @@ def parse_parameters(text):
     return params
 
 
-def restart_keys(old_text, new_text):
-    """Keys from RESTART_REQUIRED whose value differs between two slurm.conf texts.
+def restart_keys(old_text, new_text, series=None):
+    """Keys that only a restart applies (RESTART_REQUIRED_BY_SERIES, of ``series``: 24.11 when
+    unknown) whose value differs between two slurm.conf texts.
 
     A missing old file means a first install, where nothing needs a restart.
     """
     if not old_text:
         return []
+    keys = RESTART_REQUIRED_BY_SERIES.get(".".join(str(series or "").split(".")[:2]), RESTART_REQUIRED)
     old, new = parse_parameters(old_text), parse_parameters(new_text)
-    return [key for key in RESTART_REQUIRED if old.get(key.lower()) != new.get(key.lower())]
+    return [key for key in keys if old.get(key.lower()) != new.get(key.lower())]
 
 
 def changed_keys(old_text, new_text):

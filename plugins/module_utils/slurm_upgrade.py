@@ -59,8 +59,7 @@ def target_findings(release, package_version, repository):
         return [
             finding(
                 "upgrade_target",
-                "slurm_upgrade_release=%s is not a Debian release this collection is tested on; set one of %s"
-                % (release or "(empty)", _releases_text()),
+                "slurm_upgrade_release=%s is not a Debian release this collection is tested on; set one of %s" % (release or "(empty)", _releases_text()),
                 "slurm_upgrade_release",
                 release,
             )

@@ -317,7 +317,9 @@ def test_slurm_preflight_inventory_passes_every_argument(monkeypatch):
     result = slurm_preflight_inventory(groups, {"A": 1}, ["p"], "key", False, ["x"], "pass", ["T", "M"], {"qos": []}, "24.11.5", topology, hostvars, {"s": 1})
     assert result == ["found"]
     switches = [{"name": "leaf1", "nodes": ["gpu1", "node01"]}, {"name": "s", "switches": ["leaf1"]}]
-    assert calls == [(groups, {"A": 1}, ["p"], "key", False, ["x"], "pass", ("T", "M"), {"qos": []}, "24.11.5", dict(topology, switches=switches), {"s": 1}, None)]
+    assert calls == [
+        (groups, {"A": 1}, ["p"], "key", False, ["x"], "pass", ("T", "M"), {"qos": []}, "24.11.5", dict(topology, switches=switches), {"s": 1}, None)
+    ]
     assert {key for _host, key in hostvars.read} == {"slurm_topology_leaf"}
 
 

@@ -13,7 +13,8 @@ def test_target_from_the_release_or_with_a_site_repository_from_the_package_vers
     assert FILTERS["slurm_upgrade_target"]("forky") == {"series": "26.05", "findings": []}
     assert FILTERS["slurm_upgrade_target"]("", "26.05.5-1site1", "file:///srv/repo") == {"series": "26.05", "findings": []}
     wrong = FILTERS["slurm_upgrade_target"]("sid")
-    assert wrong["series"] is None and [f["id"] for f in wrong["findings"]] == ["upgrade_target"]
+    assert wrong["series"] is None
+    assert [f["id"] for f in wrong["findings"]] == ["upgrade_target"]
 
 
 def test_versions_health_and_series():

@@ -384,6 +384,17 @@ def test_restart_keys(old, new, expected):
     assert restart_keys(old, new) == expected
 
 
+def test_restart_keys_per_series():
+    old, new = "AuthType=auth/munge\nTLSType=tls/none\n", "AuthType=auth/munge\nTLSType=tls/s2n\n"
+    # 26.05's TLS on the RPC sockets is a listening setting: only a restart applies it.
+    assert restart_keys(old, new, "26.05") == ["TLSType"]
+    assert restart_keys(old, new, "26.05.5") == ["TLSType"]
+    # 24.11 has no TLSType (its schema refuses the key); its own list is unchanged.
+    assert restart_keys(old, new, "24.11") == []
+    assert restart_keys(old, new) == []
+    assert slurm_conf.RESTART_REQUIRED_BY_SERIES["26.05"][: len(slurm_conf.RESTART_REQUIRED)] == slurm_conf.RESTART_REQUIRED
+
+
 def test_restart_keys_of_generated_lines():
     config = {"SlurmctldPort": 6817, "ClusterName": "ai"}
     nodes = {"node01": dict(NODE)}

@@ -281,8 +281,7 @@ def test_each_series_has_its_own_schema(part, params, gone_in, there_in):
 def test_a_dropped_parameter_or_plugin_names_its_successor():
     (found,) = slurm_schema.check_parameters("slurm.conf", {"JobContainerType": "job_container/tmpfs"}, "slurm_config", series="26.05")
     assert found["message"] == (
-        "slurm_config.JobContainerType: no such parameter in Slurm 26.05's slurm.conf (Slurm 24.11 has it); "
-        "use NamespaceType=namespace/tmpfs (slurm.conf(5))"
+        "slurm_config.JobContainerType: no such parameter in Slurm 26.05's slurm.conf (Slurm 24.11 has it); use NamespaceType=namespace/tmpfs (slurm.conf(5))"
     )
     (found,) = slurm_schema.check_parameters("slurm.conf", {"TopologyPlugin": "topology/default"}, "slurm_config", series="26.05")
     assert "no topology_default.so among the Slurm 26.05 plugins (Slurm 24.11 has it)" in found["message"]

@@ -30,7 +30,8 @@ def test_target_findings():
         "slurm_upgrade_release=sid is not a Debian release this collection is tested on; set one of trixie (Slurm 24.11), forky (Slurm 26.05)"
     )
     (found,) = slurm_upgrade.target_findings("", "", None)
-    assert found["variable"] == "slurm_upgrade_release" and "(empty)" in found["message"]
+    assert found["variable"] == "slurm_upgrade_release"
+    assert "(empty)" in found["message"]
     # With a site repository the target is the package version.
     assert slurm_upgrade.target_findings("", "26.05.5-1site1", {"url": "file:///srv/repo"}) == []
     (found,) = slurm_upgrade.target_findings("forky", "", {"url": "file:///srv/repo"})
@@ -51,7 +52,8 @@ def test_version_findings_refuses_a_downgrade_naming_both_versions():
 def test_version_findings_refuses_a_jump_beyond_three_releases():
     (found,) = slurm_upgrade.version_findings({"ctl": "24.05.8-1"}, "26.05")
     assert found["id"] == "upgrade_jump"
-    assert "Slurm 26.05 is 4 releases ahead" in found["message"] and "upgrade to 25.11 first" in found["message"]
+    assert "Slurm 26.05 is 4 releases ahead" in found["message"]
+    assert "upgrade to 25.11 first" in found["message"]
 
 
 def test_version_findings_unknown_and_missing():
