@@ -192,9 +192,11 @@ def run_case(case, playbook, containers):
 CONTROLLER = "lab-ctl"
 # Passes the schema (a port) and Slurm's parser, but the node exporter holds
 # that port on the controller: slurmctld cannot bind it and stops.
-# Passes the schema (a path) and slurmctld, which serves cgroup.conf to the
-# nodes (configless) without loading it; each slurmd's cgroup plugin cannot
-# start on it, so the re-executed slurmd gives up and the old one resumes.
+# Passes the schema (an installed plugin), the cgroups role's check of the
+# hierarchy's controllers and slurmctld, which serves cgroup.conf to the nodes
+# (configless) without loading it; each slurmd's cgroup/v2 plugin cannot start
+# on the lab's cgroup v1 hierarchy, so the re-executed slurmd gives up and the
+# old one resumes.
 # Each: (name, variables, what the [config_apply] failure must say).
 ROLLBACKS = (
     (
@@ -204,8 +206,8 @@ ROLLBACKS = (
     ),
     (
         "slurmd",
-        {"cgroups_config": {"CgroupMountpoint": "/nonexistent"}, "slurm_apply_timeout": 30},
-        ("slurmd on lab-node[1-2] did not run", "/nonexistent", "every slurmd runs it again"),
+        {"cgroups_config": {"CgroupPlugin": "cgroup/v2"}, "slurm_apply_timeout": 30},
+        ("slurmd on lab-node[1-2] did not run", "cgroup", "every slurmd runs it again"),
     ),
 )
 
