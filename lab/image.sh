@@ -23,6 +23,11 @@ case "$kind" in
 esac
 here="$(cd "$(dirname "$0")" && pwd)"
 
+# Two scenarios on the same release (the CI harness runs two lanes) build it
+# once: the second waits here and finds it cached.
+exec 9>"/tmp/aicluster-image-${image//[^A-Za-z0-9]/_}.lock"
+flock 9
+
 if docker image inspect "$image" >/dev/null 2>&1 && [ -z "${LAB_IMAGE_REBUILD:-}${BADINPUT_IMAGE_REBUILD:-}" ]; then
   echo "image $image: cached"
   exit 0

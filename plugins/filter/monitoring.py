@@ -27,4 +27,5 @@ class FilterModule:
             "monitoring_input_errors": _wrap(monitoring.threshold_errors),
             "monitoring_major_version": _wrap(monitoring.major_version),
             "monitoring_regex": _wrap(monitoring.regex_alternatives),
+            "monitoring_slurm_openmetrics": monitoring.slurm_openmetrics,
         }

@@ -231,6 +231,12 @@ def slurm_series(facts, package_version="", repository=None):
     return preflight.configured_series(facts, package_version, repository)
 
 
+def slurm_openmetrics(setting, series, config, monitoring_hosts):
+    """Whether slurm.conf gets MetricsType=metrics/openmetrics (slurm_schema.openmetrics_enabled);
+    ``monitoring_hosts``: the inventory's monitoring group (its Prometheus scrapes the endpoints)."""
+    return slurm_schema.openmetrics_enabled(setting, series, config, monitoring_hosts)
+
+
 def slurm_schema_findings(params, part, variable, series=None):
     """Findings for a parameter dict against the schema of ``part`` (slurm_schema.check_parameters)."""
     return slurm_schema.check_parameters(part, params, variable, series)
@@ -267,6 +273,7 @@ class FilterModule(object):
             "slurm_node_groups": slurm_node_groups,
             "slurm_node_names": slurm_node_names,
             "slurm_nodes": slurm_nodes,
+            "slurm_openmetrics": slurm_openmetrics,
             "slurm_parameter_lines": slurm_parameter_lines,
             "slurm_preflight_host": slurm_preflight_host,
             "slurm_preflight_inventory": slurm_preflight_inventory,

@@ -25,6 +25,12 @@ FALLBACK_SCRAPE_PROTOCOL = "PrometheusText0.0.4"
 
 _DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
 
+# slurmctld's OpenMetrics endpoints (Slurm 25.11 and later, GET /metrics/<name>
+# on SlurmctldPort; https://slurm.schedmd.com/metrics.html). jobs-users-accts
+# has a series per user and account: not scraped unless asked for.
+SLURM_ENDPOINTS = ("jobs", "nodes", "partitions", "scheduler", "jobs-users-accts")
+SLURMCTLD_PORT = 6817  # Slurm's default SlurmctldPort
+
 
 class MonitoringError(ValueError):
     """Bad monitoring input; the message names the variable, the value and the fix."""
@@ -126,13 +132,58 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None):
     return configs
 
 
+def slurm_openmetrics(config):
+    """Whether slurm.conf as written (slurm_effective_config) has slurmctld serve its OpenMetrics endpoints."""
+    return bool(str((config or {}).get("MetricsType") or "").strip())
+
+
+def slurmctld_port(config):
+    """The first port of SlurmctldPort (a number or a range such as 6817-6818)."""
+    match = re.match(r"^\s*(\d+)", str((config or {}).get("SlurmctldPort") or SLURMCTLD_PORT))
+    if not match:
+        raise MonitoringError("slurm_config: SlurmctldPort=%r is not a port; set a number such as 6817" % (config.get("SlurmctldPort"),))
+    return int(match.group(1))
+
+
+def slurmctld_scrape_config(config, hosts, endpoints, addresses=None, major=2):
+    """The scrape job of slurmctld's OpenMetrics endpoints, or None where slurm.conf has none.
+
+    One target per controller and endpoint, labelled ``endpoint``; every
+    controller is scraped (the one in control answers; the SlurmExporterDown
+    alert fires only when no controller does).
+    """
+    if not slurm_openmetrics(config) or not hosts:
+        return None
+    endpoints = list(endpoints or [])
+    unknown = [e for e in endpoints if e not in SLURM_ENDPOINTS]
+    if unknown or not endpoints:
+        raise MonitoringError(
+            "prometheus_slurm_endpoints: %r; name one or more of %s (slurmctld's /metrics/...)" % (unknown or endpoints, ", ".join(SLURM_ENDPOINTS))
+        )
+    addresses = addresses or {}
+    port = slurmctld_port(config)
+    job = {"job_name": "slurmctld"}
+    if major >= 3:
+        job["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
+    job["static_configs"] = [
+        {
+            "targets": ["%s:%d" % (addresses.get(host, host), port)],
+            "labels": {"host": _short(host), "endpoint": endpoint, "__metrics_path__": "/metrics/" + endpoint},
+        }
+        for host in hosts
+        for endpoint in endpoints
+    ]
+    return job
+
+
 def prometheus_config(settings, groups):
     """The whole prometheus.yml as a dict.
 
     ``settings``: ``major`` (2 or 3), ``cluster``, ``scrape_interval``,
     ``evaluation_interval``, ``rule_files`` (absolute globs), ``alertmanagers``
     (host:port), ``jobs`` and ``addresses`` (see :func:`scrape_configs`),
-    ``self`` (this Prometheus' host:port).
+    ``self`` (this Prometheus' host:port), ``slurm_config`` (slurm.conf as
+    written) and ``slurm_endpoints`` (see :func:`slurmctld_scrape_config`).
     """
     major = int(settings.get("major") or 2)
     if major not in PROMETHEUS_MAJORS:
@@ -154,6 +205,13 @@ def prometheus_config(settings, groups):
         config["alerting"] = {"alertmanagers": [{"api_version": "v2", "static_configs": [{"targets": list(settings["alertmanagers"])}]}]}
     config["rule_files"] = list(settings.get("rule_files") or [])
     config["scrape_configs"] = own + scrape_configs(settings.get("jobs") or [], groups, settings.get("addresses"), major)
+    slurmctld = slurmctld_scrape_config(
+        settings.get("slurm_config"), groups.get("slurmctld") or [], settings.get("slurm_endpoints"), settings.get("addresses"), major
+    )
+    if slurmctld:
+        if "slurmctld" in [job["job_name"] for job in config["scrape_configs"]]:
+            raise MonitoringError("prometheus_scrape_jobs: job name slurmctld is taken by slurmctld's own endpoints; rename your job")
+        config["scrape_configs"].append(slurmctld)
     return config
 
 

@@ -78,6 +78,7 @@ CHECK_IDS = (
     "cluster_name",
     "node_features",
     "apt_repository",
+    "slurm_openmetrics",
 )
 
 MUNGE_KEY_MIN_BYTES = 32
@@ -732,6 +733,13 @@ def check_settings(settings, series=None):
     return findings
 
 
+def check_openmetrics(setting, config, series=None):
+    """slurm_openmetrics against the series' endpoints and slurm_config's PrivateData."""
+    problem = slurm_schema.openmetrics_problem(setting, series, config)
+    shown = str(setting).lower() if isinstance(setting, bool) else setting
+    return [slurm_schema.finding("slurm_openmetrics", "slurm_openmetrics", shown, *problem)] if problem else []
+
+
 def inventory_findings(
     groups,
     config,
@@ -750,7 +758,7 @@ def inventory_findings(
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
 
     ``settings``: the other values that land in Slurm's files,
-    ``{cluster_name, cgroups_config, slurmdbd_config}``.
+    ``{cluster_name, cgroups_config, slurmdbd_config, apt_repository, package_version, openmetrics}``.
 
     ``series``: the Slurm series of the controllers' platform (platform_series), default SLURM_SERIES.
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.
@@ -772,6 +780,7 @@ def inventory_findings(
         + check_state_save(groups, config)
         + check_slurm_version(slurm_version, series)
         + check_settings(settings or {}, series)
+        + check_openmetrics((settings or {}).get("openmetrics", "auto"), config, series)
         + hostlists
     )
     if not hostlists:

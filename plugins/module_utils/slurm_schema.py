@@ -109,6 +109,63 @@ def _elsewhere(series, present):
     return " (Slurm %s has it)" % " and ".join(others) if others else ""
 
 
+OPENMETRICS = "metrics/openmetrics"
+# slurm_openmetrics as YAML or the command line (-e) spells it.
+OPENMETRICS_SETTINGS = {"auto": "auto", "true": True, "yes": True, "false": False, "no": False}
+
+
+def has_openmetrics(series=None):
+    """Whether slurmctld of ``series`` serves OpenMetrics endpoints (its slurm.conf(5) has MetricsType: 25.11 and later)."""
+    return "metricstype" in series_schema(series)["files"]["slurm.conf"]
+
+
+def _private_data_blocks_metrics(config):
+    """PrivateData limits the endpoints to SlurmUser and root (JWT) unless MetricsParameters=ignore_private_data or MetricsAuthUsers."""
+    folded = {str(key).lower(): str(value) for key, value in (config or {}).items()} if isinstance(config, dict) else {}
+    return bool(folded.get("privatedata")) and not folded.get("metricsauthusers") and "ignore_private_data" not in folded.get("metricsparameters", "")
+
+
+def _openmetrics_setting(setting):
+    """``auto``, True or False; None for anything else."""
+    if isinstance(setting, bool):
+        return setting
+    return OPENMETRICS_SETTINGS.get(setting.strip().lower()) if isinstance(setting, str) else None
+
+
+def openmetrics_problem(setting, series, config):
+    """(problem, fix) for slurm_openmetrics against the series and slurm_config, or None."""
+    setting = _openmetrics_setting(setting)
+    if setting is None:
+        return "is not auto, true or false", "set slurm_openmetrics to auto (on where Slurm has them and Prometheus runs), true or false"
+    if setting is True and not has_openmetrics(series):
+        since = " and ".join(other for other in sorted(SCHEMAS) if has_openmetrics(other))
+        return (
+            "but Slurm %s has no OpenMetrics endpoints (Slurm %s has them)" % (series_key(series), since),
+            "set slurm_openmetrics to auto or false; the Slurm metrics collector serves this series",
+        )
+    if setting is True and _private_data_blocks_metrics(config):
+        return (
+            "but slurm_config.PrivateData limits the endpoints to SlurmUser and root (Prometheus cannot scrape them)",
+            "drop PrivateData, add MetricsParameters: ignore_private_data to slurm_config, or set slurm_openmetrics to auto",
+        )
+    return None
+
+
+def openmetrics_enabled(setting, series, config, monitored):
+    """Whether slurm.conf gets MetricsType=metrics/openmetrics.
+
+    ``auto``: where the series has the endpoints, a Prometheus of this
+    inventory scrapes them (``monitored``) and PrivateData does not hide them;
+    ``true``/``false`` as set. A bad setting is off (preflight reports it).
+    """
+    if openmetrics_problem(setting, series, config):
+        return False
+    setting = _openmetrics_setting(setting)
+    if setting == "auto":
+        return bool(monitored) and has_openmetrics(series) and not _private_data_blocks_metrics(config)
+    return setting is True
+
+
 def syntax_problem(value):
     """Why a value cannot be one ``Key=value`` word of a Slurm file, or None."""
     if value is None:

@@ -9,6 +9,10 @@ atomically. Aggregate names follow the vpenso/SckyzO slurm_exporter
 (slurm_nodes_down, slurm_queue_running, slurm_cpus_alloc, ...), so alert rules
 work with either. A command that fails sets
 aicluster_slurm_collector_success{command=...} to 0 and leaves its metrics out.
+
+With --nodes-only (Slurm 25.11 and later, where slurmctld serves its own
+counts on /metrics/...) it writes only what those endpoints lack: each node's
+state and whether it responds.
 """
 
 import argparse
@@ -102,8 +106,9 @@ def _sample(name, value, **labels):
     return "%s{%s} %s" % (name, label_text, value) if label_text else "%s %s" % (name, value)
 
 
-def render(outputs, now):
-    """The text exposition for ``outputs``: ``{command: stdout or None (failed)}``."""
+def render(outputs, now, counts=True):
+    """The text exposition for ``outputs``: ``{command: stdout or None (failed)}``;
+    without ``counts`` no node totals (slurmctld's endpoints serve slurm_nodes_*)."""
     lines = []
 
     def gauge(name, help_text, samples):
@@ -130,6 +135,7 @@ def render(outputs, now):
             "1 if slurmctld cannot reach the node's slurmd.",
             [_sample("slurm_node_not_responding", int(nr), node=n) for n, (_s, nr) in sorted(nodes.items())],
         )
+    if outputs.get("sinfo_nodes") is not None and counts:
         totals = dict.fromkeys(AGGREGATES, 0)
         for state, _nr in nodes.values():
             totals[NODE_STATES.get(state, "other")] += 1
@@ -155,11 +161,14 @@ COMMANDS = {
     "squeue": ["squeue", "--all", "--noheader", "--format=%T"],
     "sdiag": ["sdiag"],
 }
+# What slurmctld's OpenMetrics endpoints do not serve.
+NODES_ONLY = ("sinfo_nodes",)
 
 
-def collect(timeout):
+def collect(timeout, commands=None):
     outputs = {}
-    for key, argv in COMMANDS.items():
+    for key in commands or tuple(COMMANDS):
+        argv = COMMANDS[key]
         try:
             result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
         except (OSError, subprocess.TimeoutExpired):
@@ -189,10 +198,12 @@ def main(argv=None):
     parser.add_argument("--interval", type=float, default=15.0, help="seconds between runs")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds one Slurm command may take")
     parser.add_argument("--once", action="store_true", help="run once and exit")
+    parser.add_argument("--nodes-only", action="store_true", help="only node states (slurmctld serves the counts itself)")
     args = parser.parse_args(argv)
+    commands = NODES_ONLY if args.nodes_only else tuple(COMMANDS)
     while True:
         started = time.time()
-        write_atomically(args.output, render(collect(args.timeout), started))
+        write_atomically(args.output, render(collect(args.timeout, commands), started, counts=not args.nodes_only))
         if args.once:
             return 0
         time.sleep(max(1.0, args.interval - (time.time() - started)))

@@ -100,7 +100,7 @@ def test_a_failed_command_reports_failure_and_leaves_its_metrics_out():
 
 
 def test_main_writes_the_file_atomically(tmp_path, monkeypatch):
-    monkeypatch.setattr(metrics, "collect", lambda timeout: {"sinfo_nodes": "node1|idle\n", "sinfo_cpus": None, "squeue": "", "sdiag": None})
+    monkeypatch.setattr(metrics, "collect", lambda timeout, commands: {"sinfo_nodes": "node1|idle\n", "sinfo_cpus": None, "squeue": "", "sdiag": None})
     output = tmp_path / "slurm.prom"
     assert metrics.main(["--output", str(output), "--once"]) == 0
     assert 'slurm_node_state{node="node1",state="idle"} 1' in output.read_text()
@@ -111,3 +111,21 @@ def test_main_writes_the_file_atomically(tmp_path, monkeypatch):
 def test_collect_runs_the_real_commands_and_survives_their_absence(monkeypatch):
     monkeypatch.setattr(metrics, "COMMANDS", {"missing": ["/nonexistent/sinfo"], "ok": [sys.executable, "-c", "print('x')"]})
     assert metrics.collect(5) == {"missing": None, "ok": "x\n"}
+
+
+def test_nodes_only_runs_sinfo_alone_and_leaves_the_counts_to_slurmctld(tmp_path, monkeypatch):
+    asked = []
+
+    def collect(timeout, commands):
+        asked.extend(commands)
+        return {key: SINFO_NODES for key in commands}
+
+    monkeypatch.setattr(metrics, "collect", collect)
+    output = tmp_path / "slurm.prom"
+    assert metrics.main(["--output", str(output), "--once", "--nodes-only"]) == 0
+    values = _values(output.read_text())
+    assert asked == ["sinfo_nodes"]
+    assert values['slurm_node_state{node="node2",state="down"}'] == 1
+    assert values['slurm_node_not_responding{node="node4"}'] == 1
+    # slurmctld's /metrics/nodes serves slurm_nodes_down and the rest: not twice.
+    assert not [name for name in values if name.startswith(("slurm_nodes_", "slurm_cpus_", "slurm_queue_", "slurm_scheduler_"))]

@@ -17,6 +17,7 @@ def test_each_filter_is_its_module_utils_function():
         "monitoring_input_errors": monitoring.threshold_errors,
         "monitoring_major_version": monitoring.major_version,
         "monitoring_regex": monitoring.regex_alternatives,
+        "monitoring_slurm_openmetrics": monitoring.slurm_openmetrics,
     }
 
 

@@ -192,3 +192,62 @@ def test_input_findings_name_each_bad_input():
     ]
     assert "give at least one receiver" in findings[2]["message"]
     assert monitoring.input_findings(_settings(), GROUPS, [{"name": "ops"}], {}, {}) == []
+
+
+OPENMETRICS = {"MetricsType": "metrics/openmetrics", "SlurmctldPort": 6817}
+ENDPOINTS = ["jobs", "nodes", "partitions", "scheduler"]
+
+
+def _slurmctld(config, **overrides):
+    groups = overrides.pop("groups", dict(GROUPS, slurmctld=["ctl.example.org", "ctl2"]))
+    settings = _settings(slurm_config=config, slurm_endpoints=overrides.pop("endpoints", ENDPOINTS), **overrides)
+    jobs = [s for s in monitoring.prometheus_config(settings, groups)["scrape_configs"] if s["job_name"] == "slurmctld"]
+    return jobs[0] if jobs else None
+
+
+def test_without_metrics_type_slurmctld_is_not_scraped():
+    assert _slurmctld({"SlurmctldPort": 6817}) is None
+    assert _slurmctld({}) is None
+
+
+def test_every_controller_and_endpoint_is_a_target_with_its_path():
+    job = _slurmctld(OPENMETRICS)
+    assert [(c["targets"][0], c["labels"]["host"], c["labels"]["endpoint"], c["labels"]["__metrics_path__"]) for c in job["static_configs"]] == [
+        ("ctl.example.org:6817", "ctl", "jobs", "/metrics/jobs"),
+        ("ctl.example.org:6817", "ctl", "nodes", "/metrics/nodes"),
+        ("ctl.example.org:6817", "ctl", "partitions", "/metrics/partitions"),
+        ("ctl.example.org:6817", "ctl", "scheduler", "/metrics/scheduler"),
+        ("ctl2:6817", "ctl2", "jobs", "/metrics/jobs"),
+        ("ctl2:6817", "ctl2", "nodes", "/metrics/nodes"),
+        ("ctl2:6817", "ctl2", "partitions", "/metrics/partitions"),
+        ("ctl2:6817", "ctl2", "scheduler", "/metrics/scheduler"),
+    ]
+
+
+def test_slurmctld_port_range_and_addresses():
+    job = _slurmctld(dict(OPENMETRICS, SlurmctldPort="7817-7818"), endpoints=["nodes"], addresses={"ctl2": "10.0.0.2"})
+    assert [c["targets"][0] for c in job["static_configs"]] == ["ctl.example.org:7817", "10.0.0.2:7817"]
+
+
+def test_slurmctld_job_on_prometheus_3_has_the_fallback_protocol():
+    # slurmctld answers Content-Type: text/plain without a version.
+    assert _slurmctld(OPENMETRICS, major=3)["fallback_scrape_protocol"] == "PrometheusText0.0.4"
+    assert "fallback_scrape_protocol" not in _slurmctld(OPENMETRICS, major=2)
+
+
+@pytest.mark.parametrize("endpoints", [["nodes", "metrics"], []])
+def test_unknown_or_no_endpoints_are_refused(endpoints):
+    with pytest.raises(monitoring.MonitoringError, match="prometheus_slurm_endpoints: .*jobs-users-accts"):
+        _slurmctld(OPENMETRICS, endpoints=endpoints)
+
+
+def test_a_user_job_named_slurmctld_is_refused_when_the_endpoints_are_scraped():
+    jobs = JOBS + [{"name": "slurmctld", "port": 9999, "groups": ["slurmctld"]}]
+    with pytest.raises(monitoring.MonitoringError, match="job name slurmctld is taken"):
+        _slurmctld(OPENMETRICS, jobs=jobs)
+
+
+def test_slurm_openmetrics_reads_metrics_type():
+    assert monitoring.slurm_openmetrics(OPENMETRICS)
+    assert not monitoring.slurm_openmetrics({"MetricsType": " "})
+    assert not monitoring.slurm_openmetrics(None)

@@ -844,3 +844,15 @@ def test_bad_feature_names_are_refused(features):
 )
 def test_configured_series(facts, version, repository, series):
     assert preflight.configured_series(facts, version, repository) == series
+
+
+def test_slurm_openmetrics_true_is_refused_where_slurm_has_no_endpoints():
+    findings = inventory_findings(GROUPS, {}, PARTITIONS, GOOD_KEY, settings={"openmetrics": True}, series="24.11")
+    assert [(f["id"], f["message"]) for f in findings] == [
+        (
+            "slurm_openmetrics",
+            "slurm_openmetrics=true but Slurm 24.11 has no OpenMetrics endpoints (Slurm 26.05 has them); "
+            "set slurm_openmetrics to auto or false; the Slurm metrics collector serves this series",
+        )
+    ]
+    assert inventory_findings(GROUPS, {}, PARTITIONS, GOOD_KEY, settings={"openmetrics": True}, series="26.05") == []

@@ -300,3 +300,47 @@ def test_series_schemas_name_their_packages():
     assert "topology_default" not in SCHEMAS["26.05"]["plugins"]
     assert "topology_flat" in SCHEMAS["26.05"]["plugins"]
     assert "topology_flat" not in SCHEMAS["24.11"]["plugins"]
+
+
+def test_openmetrics_exist_from_the_series_whose_slurm_conf_has_metrics_type():
+    assert not slurm_schema.has_openmetrics("24.11")
+    assert slurm_schema.has_openmetrics("26.05")
+
+
+@pytest.mark.parametrize(
+    ("setting", "series", "config", "monitored", "enabled"),
+    [
+        ("auto", "26.05", {}, True, True),
+        ("auto", "26.05", {}, False, False),  # no Prometheus of this inventory scrapes them
+        ("auto", "24.11", {}, True, False),
+        ("auto", "26.05", {"PrivateData": "jobs"}, True, False),
+        ("auto", "26.05", {"PrivateData": "jobs", "MetricsParameters": "ignore_private_data"}, True, True),
+        (True, "26.05", {}, False, True),
+        ("yes", "26.05", {}, False, True),
+        (False, "26.05", {}, True, False),
+        (True, "24.11", {}, True, False),  # refused in preflight
+        ("maybe", "26.05", {}, True, False),
+    ],
+)
+def test_openmetrics_enabled(setting, series, config, monitored, enabled):
+    assert slurm_schema.openmetrics_enabled(setting, series, config, monitored) is enabled
+
+
+@pytest.mark.parametrize(
+    ("setting", "series", "config", "problem"),
+    [
+        (True, "24.11", {}, "Slurm 24.11 has no OpenMetrics endpoints (Slurm 26.05 has them)"),
+        ("true", "26.05", {"privatedata": "jobs"}, "PrivateData limits the endpoints"),
+        (1, "26.05", {}, "is not auto, true or false"),
+        (None, "26.05", {}, "is not auto, true or false"),
+    ],
+)
+def test_openmetrics_problems_name_the_versions_and_the_fix(setting, series, config, problem):
+    found, fix = slurm_schema.openmetrics_problem(setting, series, config)
+    assert problem in found
+    assert fix.startswith(("set slurm_openmetrics", "drop PrivateData"))
+
+
+@pytest.mark.parametrize("setting", ["auto", True, False, " AUTO ", "no"])
+def test_openmetrics_good_settings_have_no_problem(setting):
+    assert slurm_schema.openmetrics_problem(setting, "26.05", {}) is None
