@@ -237,6 +237,11 @@ def slurm_openmetrics(setting, series, config, monitoring_hosts):
     return slurm_schema.openmetrics_enabled(setting, series, config, monitoring_hosts)
 
 
+def slurm_state_save_findings(location, first, directory, other, seen, error=""):
+    """Whether the controllers share StateSaveLocation (preflight.check_state_save_marker)."""
+    return preflight.check_state_save_marker(location, first, directory, other, seen, error)
+
+
 def slurm_schema_findings(params, part, variable, series=None):
     """Findings for a parameter dict against the schema of ``part`` (slurm_schema.check_parameters)."""
     return slurm_schema.check_parameters(part, params, variable, series)
@@ -281,6 +286,7 @@ class FilterModule(object):
             "slurm_restart_keys": slurm_restart_keys,
             "slurm_schema_findings": slurm_schema_findings,
             "slurm_series": slurm_series,
+            "slurm_state_save_findings": slurm_state_save_findings,
             "slurm_slurmd_pending": slurm_slurmd_pending,
             "slurm_text_findings": slurm_text_findings,
             "slurm_topology_switches": slurm_topology_switches,

@@ -506,6 +506,39 @@ def check_state_save(groups, config):
     ]
 
 
+def check_state_save_marker(location, first, directory, other, seen, error=""):
+    """Whether two controllers share StateSaveLocation, from a file written on one and looked for on the other.
+
+    ``directory``: where the file was written on ``first`` (``location`` or,
+    before the first converge creates it, its deepest existing parent); None
+    when it could not be written (``error``: why). ``seen``: whether ``other``
+    has the file at the same path.
+    """
+    if directory is None:
+        reason = (error or "").strip().splitlines()[-1:] or ["no reason given"]
+        return [
+            _finding(
+                "state_save_shared",
+                "warning",
+                "slurm_config.StateSaveLocation=%s: could not write a test file on %s (%s), so that both controllers share it is not "
+                "proven; a backup controller that does not see the primary's state takes over with no jobs" % (location, first, reason[0]),
+                variable="slurm_config",
+            )
+        ]
+    if seen:
+        return []
+    return [
+        _finding(
+            "state_save_shared",
+            "error",
+            "slurm_config.StateSaveLocation=%s: a file written in %s on %s is not there on %s, so the controllers do not share it "
+            "and the backup would take over with no jobs; mount one shared directory (NFS, Lustre, ...) at %s on both controllers, "
+            "or keep one controller" % (location, directory, first, other, directory),
+            variable="slurm_config",
+        )
+    ]
+
+
 # The platforms this collection is tested on: (distribution, release) -> the
 # Slurm series that release ships, which the collection installs and configures
 # there (roles/slurm/vars/<distribution>_<release>.yml). Forky is Debian testing.

@@ -37,6 +37,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_schema_findings,
     slurm_series,
     slurm_slurmd_pending,
+    slurm_state_save_findings,
     slurm_text_findings,
     slurm_topology_switches,
 )
@@ -111,6 +112,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_restart_keys": slurm_restart_keys,
         "slurm_schema_findings": slurm_schema_findings,
         "slurm_series": slurm_series,
+        "slurm_state_save_findings": slurm_state_save_findings,
         "slurm_slurmd_pending": slurm_slurmd_pending,
         "slurm_text_findings": slurm_text_findings,
         "slurm_topology_switches": slurm_topology_switches,

@@ -8,6 +8,7 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import (
     check_munge_key,
     check_partitions,
     check_slurm_config,
+    check_state_save_marker,
     host_findings,
     inventory_findings,
 )
@@ -856,3 +857,24 @@ def test_slurm_openmetrics_true_is_refused_where_slurm_has_no_endpoints():
         )
     ]
     assert inventory_findings(GROUPS, {}, PARTITIONS, GOOD_KEY, settings={"openmetrics": True}, series="26.05") == []
+
+
+def test_state_save_seen_on_both_controllers_is_shared():
+    assert check_state_save_marker("/srv/state/slurmctld", "ctl1", "/srv/state", "ctl2", True) == []
+
+
+def test_state_save_not_seen_on_the_second_controller_is_refused_with_the_fix():
+    (finding,) = check_state_save_marker("/var/lib/slurm/own", "ctl1", "/var/lib/slurm", "ctl2", False)
+    assert finding["id"] == "state_save_shared"
+    assert finding["severity"] == "error"
+    assert finding["message"] == (
+        "slurm_config.StateSaveLocation=/var/lib/slurm/own: a file written in /var/lib/slurm on ctl1 is not there on ctl2, "
+        "so the controllers do not share it and the backup would take over with no jobs; mount one shared directory "
+        "(NFS, Lustre, ...) at /var/lib/slurm on both controllers, or keep one controller"
+    )
+
+
+def test_state_save_that_cannot_be_written_is_a_warning_with_the_reason():
+    (finding,) = check_state_save_marker("/nfs/state", "ctl1", None, "ctl2", False, "mktemp: failed to create file via template\nPermission denied\n")
+    assert finding["severity"] == "warning"
+    assert "could not write a test file on ctl1 (Permission denied)" in finding["message"]
