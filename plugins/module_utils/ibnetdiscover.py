@@ -186,22 +186,6 @@ def _quoted(text):
     return text[first + 1 : last]
 
 
-def _link_rate(text, rates):
-    """``(width, speed)`` from the tail of a port line (after the last quote).
-
-    ``rates`` (a dict) keeps one tuple per distinct rate, shared by all the links of a fabric.
-    """
-    match = _LINK_RE.search(text, text.rfind('"') + 1)
-    if not match:
-        return _NO_RATE
-    found = match.groups()
-    rate = rates.get(found)
-    if rate is None:
-        width, speed = found
-        rate = rates[found] = ((None if width == "??" else width), (None if speed == "??" else speed))
-    return rate
-
-
 _NO_RATE = (None, None)
 
 
@@ -284,6 +268,51 @@ def _gc_paused(function):
     return paused
 
 
+# Every line break that str.splitlines() knows besides "\n" (CRLF counts once).
+_BREAKS_RE = re.compile("\r\n?|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# Whitespace within one line: \s without the line break.
+_WS = r"[^\S\n]"
+# The tail of a port line (after the remote port): the text between its first and last double
+# quote (the remote node's description), then the first rate (_LINK_RE) after its last quote.
+_TAIL = r'(?:[^"\n]*"(?:(.*)")?)?(?:[^"\n]*?%s)?.*' % _LINK_RE.pattern.replace(r"\s", _WS)
+# One regular expression for the whole text (parse scans it with finditer, no per-line split):
+# each match is one non-blank line, leading whitespace skipped, classified by the outer group
+# that matched. The port, attribute and header alternatives are _PORT_RE, _ATTR_RE and
+# _HEADER_RE with \s kept inside the line, and with the same case sensitivity (ports are
+# case-sensitive, attributes and headers not); anything else non-blank is OTHER.
+_LINE_RE = re.compile(
+    r"^%(ws)s*(?:"
+    r"(?P<port>%(port)s)"
+    r"|(?P<attr>(?i:%(attr)s).*)"
+    r"|(?P<header>(?i:%(header)s))"
+    r"|(?P<other>\S.*))"
+    % {
+        "ws": _WS,
+        "port": _PORT_RE.pattern[len(r"^\s*") : -len("(.*)$")].replace(r"\s", _WS) + _TAIL,
+        "attr": _ATTR_RE.pattern[len(r"^\s*") :].replace(r"\s", _WS),
+        "header": _HEADER_RE.pattern[len(r"^\s*") : -len("$")].replace(r"\s", _WS),
+    },
+    re.M,
+)
+_PORT, _ATTR, _HEADER, _OTHER = (_LINE_RE.groupindex[name] for name in ("port", "attr", "header", "other"))
+# Port, local port GUID, prefix, remote GUID, remote port, remote port GUID, remote description, width, speed.
+_PORT_GROUPS = tuple(range(_PORT + 1, _PORT + 10))
+
+
+def _one_break(text):
+    """``text`` with every line break as ``\\n``: ``text.split("\\n")`` gives the lines of ``text.splitlines()``, same numbers."""
+    if text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text and "\x1c" not in text and "\x1d" not in text and "\x1e" not in text:
+        return text  # the usual capture: no copy
+    return _BREAKS_RE.sub("\n", text)
+
+
+def _line_at(text, pos):
+    """``(line number, stripped line)`` of the line holding ``pos`` in a text with ``\\n`` breaks only (for messages)."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text.count("\n", 0, pos) + 1, text[start : end if end >= 0 else len(text)].strip()
+
+
 @_gc_paused
 def parse(text, source=None):
     """Parse ``ibnetdiscover`` topology output into a :class:`Fabric`.
@@ -309,74 +338,81 @@ def parse(text, source=None):
     a record or port line is cut (a truncated capture) or garbled.
     """
     text, warnings = decode(text, source)
-    text = text or ""
+    # Line numbers are only needed in messages: positions are kept instead, and counted on an error.
+    text = _one_break(text or "")
     fabric = Fabric()
     fabric.warnings = warnings
     nodes = fabric.nodes
     guids = _Memo(normalize_guid)  # a node's GUID is named on every cable to it
     rates = {}
     remote_descs = {}  # GUID of a node without a record yet -> the least description its peers show
-    links = {}  # ((guid, port), (guid, port)) sorted -> (width, speed)
-    port_ends = {}  # (guid, port) -> ((peer guid, peer port), line number)
-    record_line = {}
+    links = {}  # (a guid, a port, b guid, b port), (a guid, a port) <= (b guid, b port) -> (width, speed)
+    port_ends = {}  # (guid, port) -> ((peer guid, peer port), position of the line)
+    record_at = {}  # GUID -> position of its record's header line
     attrs = {}
     current = None
+    prefix_kind = _PREFIX_KIND
 
-    for number, raw in enumerate(_lines(text), 1):
-        line = raw.strip()
-        if not line:
-            continue
-        if line[0] != "[":
-            match = _ATTR_RE.match(line)
-            if match:
-                key = match.group(1).lower()
-                if current is not None or key in attrs:
-                    attrs = {}
-                current = None
-                _read_attr(key, match, attrs, guids)
+    for match in _LINE_RE.finditer(text):
+        kind = match.lastindex
+        if kind == _PORT:
+            if current is None:
                 continue
-            match = _HEADER_RE.match(line)
-            if match:
-                current = _read_header(match, nodes, guids, attrs, record_line, text, source, number, line)
-                fabric.records += 1
-                attrs = {}
-            elif _RECORD_START_RE.match(line):
-                _damaged(source, number, line, _last_line(text, number))
-            continue
-        match = _PORT_RE.match(line)
-        if not match:
-            if current is not None:
-                _damaged(source, number, line, _last_line(text, number))
-            continue
-        if current is None:
-            continue
-        port, local_pguid, prefix, remote_hex, remote_port, remote_pguid, tail = match.groups()
-        local = (current.guid, int(port))
-        remote_guid = guids[remote_hex]
-        remote_end = (remote_guid, int(remote_port))
-        remote = nodes.get(remote_guid)
-        if remote is None:
-            remote = nodes[remote_guid] = FabricNode(remote_guid, _PREFIX_KIND[prefix.upper()])
-        if local_pguid:
-            current.port_guids[local[1]] = guids[local_pguid]
-        if remote_pguid:
-            remote.port_guids[remote_end[1]] = guids[remote_pguid]
-        if not remote.has_record:
-            remote_desc = _quoted(tail)
-            if remote_desc is not None:
+            port, local_pguid, prefix, remote_hex, remote_port, remote_pguid, remote_desc, width, speed = match.group(*_PORT_GROUPS)
+            current_guid = current.guid
+            port = int(port)
+            remote_port = int(remote_port)
+            remote_guid = guids[remote_hex]
+            remote = nodes.get(remote_guid)
+            if remote is None:
+                remote = nodes[remote_guid] = FabricNode(remote_guid, prefix_kind[prefix.upper()])
+            if local_pguid:
+                current.port_guids[port] = guids[local_pguid]
+            if remote_pguid:
+                remote.port_guids[remote_port] = guids[remote_pguid]
+            if remote_desc is not None and not remote.has_record:
                 known = remote_descs.get(remote_guid)
                 if known is None or remote_desc < known:
                     remote_descs[remote_guid] = remote_desc
-        key = (local, remote_end) if local <= remote_end else (remote_end, local)
-        known = links.get(key)
-        if known is None or remote_guid == current.guid:
-            # The second report of a cable (from its other end) claims nothing new, except on a loopback.
-            _claim(port_ends, local, remote_end, number, source)
-            if remote_guid != current.guid:
-                _claim(port_ends, remote_end, local, number, source)
-        rate = _link_rate(tail, rates)
-        if known is None or (rate is not known and (rate[0] or rate[1]) and (known == _NO_RATE or _rate_key(*rate) < _rate_key(*known))):
-            links[key] = rate  # rates are shared tuples: the same rate from both ends is the usual case
+            if current_guid < remote_guid or (current_guid == remote_guid and port <= remote_port):
+                key = (current_guid, port, remote_guid, remote_port)
+            else:
+                key = (remote_guid, remote_port, current_guid, port)
+            known = links.get(key)
+            if known is None or remote_guid == current_guid:
+                # The second report of a cable (from its other end) claims nothing new, except on a loopback.
+                local = (current_guid, port)
+                remote_end = (remote_guid, remote_port)
+                position = match.start()
+                if port_ends.setdefault(local, (remote_end, position))[0] != remote_end:
+                    _conflict(port_ends, local, remote_end, position, text, source)
+                if remote_guid != current_guid and port_ends.setdefault(remote_end, (local, position))[0] != local:
+                    _conflict(port_ends, remote_end, local, position, text, source)
+            if width is None:
+                rate = _NO_RATE
+            else:  # one tuple per distinct rate, shared by all the links of the fabric
+                rate = rates.get((width, speed))
+                if rate is None:
+                    rate = rates[width, speed] = ((None if width == "??" else width), (None if speed == "??" else speed))
+            if known is None or (rate is not known and (rate[0] or rate[1]) and (known == _NO_RATE or _rate_key(*rate) < _rate_key(*known))):
+                links[key] = rate  # rates are shared tuples: the same rate from both ends is the usual case
+        elif kind == _ATTR:
+            key = match.group(_ATTR + 1).lower()
+            if current is not None or key in attrs:
+                attrs = {}
+            current = None
+            value = match.group(_ATTR + 2)
+            attrs[key] = guids[value] if key not in ("vendid", "devid") else value.lower()
+            if key == "switchguid" and match.group(_ATTR + 3):
+                attrs["port0"] = guids[match.group(_ATTR + 3)]
+        elif kind == _HEADER:
+            current = _read_header(match.group(_HEADER + 1, _HEADER + 2, _HEADER + 4, _HEADER + 5), nodes, guids, attrs, record_at, text, source, match.start())
+            fabric.records += 1
+            attrs = {}
+        else:
+            line = match.group(_OTHER)
+            if (current is not None and line[0] == "[") or (line[0] != "[" and _RECORD_START_RE.match(line)):
+                _damaged(source, text, match.start())
 
     if not fabric.records:
         raise FabricError(
@@ -387,7 +423,7 @@ def parse(text, source=None):
         node = nodes[guid]
         if not node.has_record:
             node.desc = desc
-    fabric.links = [Link(a[0], a[1], b[0], b[1], *links[a, b]) for a, b in sorted(links)]
+    fabric.links = [Link(a_guid, a_port, b_guid, b_port, *links[a_guid, a_port, b_guid, b_port]) for a_guid, a_port, b_guid, b_port in sorted(links)]
     missing = sorted(guid for guid, node in nodes.items() if node.kind == "switch" and not node.has_record)
     if missing:
         fabric.warnings.append(
@@ -410,44 +446,25 @@ class _Memo(dict):
         return value
 
 
-def _lines(text, chunk=1 << 20):
-    """``text.splitlines()``, one chunk at a time: the list of every line of a big capture is larger than the text.
-
-    Chunks end just after a ``\\n``, which ends a line wherever it is, so the lines are the same.
-    """
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start + chunk)
-        end = len(text) if end < 0 else end + 1
-        yield from text[start:end].splitlines()
-        start = end
-
-
 def _last_line(text, number):
     """Whether nothing but blank lines follows line ``number`` (a capture cut there)."""
     return not any(rest.strip() for rest in text.splitlines()[number:])
 
 
-def _read_attr(key, match, attrs, guids):
-    """Store one ``key=value`` line (``vendid=``, ``switchguid=``, ...) of the record being read; ``key`` is in lower case."""
-    attrs[key] = guids[match.group(2)] if key not in ("vendid", "devid") else match.group(2).lower()
-    if key == "switchguid" and match.group(3):
-        attrs["port0"] = guids[match.group(3)]
-
-
-def _read_header(match, nodes, guids, attrs, record_line, text, source, number, line):
+def _read_header(groups, nodes, guids, attrs, record_at, text, source, position):
     """The node of a ``Switch|Ca|Rt N "X-<guid>" # "<desc>"`` line, with the attributes read above it."""
-    kind_word, nports, _prefix, guid_hex, rest = match.groups()
+    kind_word, nports, guid_hex, rest = groups
     guid = guids[guid_hex]
     kind = _KINDS[kind_word.lower()]
-    if guid in record_line:
-        first = record_line[guid]
+    if guid in record_at:
+        number, line = _line_at(text, position)
+        first, first_line = _line_at(text, record_at[guid])
         raise FabricError(
             "%s: duplicate GUID %s: this record (%r) and the one on line %d (%r) carry the same GUID, so they would merge "
             "into one node; fix the firmware GUID of one of them or capture again"
-            % (_where(source, number), guid, " ".join(line.split())[:80], first, " ".join(text.splitlines()[first - 1].split())[:80])
+            % (_where(source, number), guid, " ".join(line.split())[:80], first, " ".join(first_line.split())[:80])
         )
-    record_line[guid] = number
+    record_at[guid] = position
     node = nodes.get(guid)
     if node is None:
         node = nodes[guid] = FabricNode(guid, kind)
@@ -464,22 +481,21 @@ def _read_header(match, nodes, guids, attrs, record_line, text, source, number, 
     return node
 
 
-def _claim(port_ends, end, peer, number, source):
-    """Record that ``end`` is cabled to ``peer`` (line ``number``); one port cabled to two peers is an error."""
-    known = port_ends.get(end)
-    if known is None:
-        port_ends[end] = (peer, number)
-    elif known[0] != peer:
-        raise FabricError(
-            "%s: port %d of %s is cabled to %s[%d] here and to %s[%d] on line %d: two nodes share the GUID %s "
-            "(cloned firmware or a merged capture); give each its own GUID or capture again"
-            % (_where(source, number), end[1], end[0], peer[0], peer[1], known[0][0], known[0][1], known[1], end[0])
-        )
+def _conflict(port_ends, end, peer, position, text, source):
+    """``end``, claimed by another peer before, is cabled to ``peer`` on the line at ``position``: one port cabled to two peers."""
+    known = port_ends[end]
+    number = _line_at(text, position)[0]
+    raise FabricError(
+        "%s: port %d of %s is cabled to %s[%d] here and to %s[%d] on line %d: two nodes share the GUID %s "
+        "(cloned firmware or a merged capture); give each its own GUID or capture again"
+        % (_where(source, number), end[1], end[0], peer[0], peer[1], known[0][0], known[0][1], _line_at(text, known[1])[0], end[0])
+    )
 
 
-def _damaged(source, number, line, last):
-    """A line that starts like a record or port line but does not parse."""
-    if last:
+def _damaged(source, text, position):
+    """The line at ``position`` starts like a record or port line but does not parse."""
+    number, line = _line_at(text, position)
+    if _last_line(text, number):
         raise FabricError(
             "%s: truncated record %r: the capture ends in the middle of a record (copied while ibnetdiscover was still writing, or cut); capture again"
             % (_where(source, number), line[:80])

@@ -8,7 +8,8 @@ from repo_scripts import load
 from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
     MAX_NAME_LEN,
     FabricError,
-    _lines,
+    _line_at,
+    _one_break,
     natural_sorted,
     normalize_guid,
     parse,
@@ -992,9 +993,14 @@ def test_read_file_names_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_lines_in_chunks_are_splitlines(seed):
+def test_one_break_keeps_the_lines_of_splitlines(seed):
     rng = random.Random(seed)
-    pieces = ['Switch 36 "S-0002"', '[1] "H-0001"[1]', "", " ", "\t", "ca", "é"]
-    text = "".join(rng.choice(pieces) + rng.choice(["\n", "\r\n", "\r", "\n\n"]) for _record in range(rng.randint(0, 60)))
-    for chunk in (1, 3, 7, 64):
-        assert list(_lines(text, chunk)) == text.splitlines()
+    pieces = ['Switch 36 "S-0002"', '[1] "H-0001"[1]', "", " ", "\t", "ca", "é", "a\x0bb", "c\x1cd", "e\u2028f", "\x85"]
+    text = "".join(rng.choice(pieces) + rng.choice(["\n", "\r\n", "\r", "\n\n", "\x0c"]) for _record in range(rng.randint(0, 60)))
+    one = _one_break(text)
+    lines = text.splitlines()
+    assert one.split("\n")[: len(lines)] == lines
+    assert not one[len("\n".join(lines)) :].strip("\n")
+    for number, line in enumerate(lines, 1):
+        position = sum(len(earlier) + 1 for earlier in lines[: number - 1])
+        assert _line_at(one, position) == (number, line.strip())
