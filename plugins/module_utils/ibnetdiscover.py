@@ -1100,8 +1100,8 @@ def _bfs(sources, adjacency):
 def _rings(sources, adjacency):
     """``(hops, set of GUIDs that far from the nearest source)``, nearest first.
 
-    Ring by ring with set unions, so the work per cable is done in C: :func:`_farness`
-    walks the whole switch graph once per group of leaves.
+    Ring by ring with set unions, so the work per cable is done in C.
+    ``adjacency`` is anything indexed by vertex (a dict or a list).
     """
     seen = set(sources)
     ring = set(seen)
@@ -1119,21 +1119,41 @@ def _farness(targets, adjacency):
 
     Targets with the same set of neighbours form one class (every switch but
     themselves is equally far from each of them), counted once so that a
-    big pod does not outweigh a small one; a fat tree costs one BFS per pod,
-    not per leaf, and memory is one distance table at a time. A member is 2
-    hops from its own class (0 when alone in it).
+    big pod does not outweigh a small one. A member is 2 hops from its own
+    class (0 when alone in it). A switch that no class reaches may be
+    missing (read it as 0).
+
+    The walks run over groups, not switches: switches with the same
+    neighbours (the leaves of a pod, the cores of a group) are never cabled
+    to each other and are equally far from every other switch, so one walk
+    per class over one vertex per group gives the distances of all the
+    members; a fat tree costs one short walk per pod.
     """
+    group_of = {}  # switch -> group number
+    numbers = {}  # neighbour set -> group number
+    members = []  # group number -> its switches
+    for guid, peers in adjacency.items():
+        number = numbers.setdefault(frozenset(peers), len(numbers))
+        if number == len(members):
+            members.append([])
+        members[number].append(guid)
+        group_of[guid] = number
+    quotient = [{group_of[peer] for peer in neighbours} for neighbours in numbers]  # numbers keeps insertion order
     classes = {}
     for guid in targets:
-        classes.setdefault(frozenset(adjacency[guid]), []).append(guid)
-    total = {}
-    for neighbours, members in classes.items():
-        for hops, ring in _rings(members, adjacency):
-            if not hops:
-                hops = 2 if len(members) > 1 and neighbours else 0
-            for guid in ring:
-                total[guid] = total.get(guid, 0) + hops
-    return total
+        classes.setdefault(group_of[guid], set()).add(guid)
+    group_total = [0] * len(members)
+    own = {}  # switch -> distance to the class of its own group
+    for number, targets_in in classes.items():
+        for hops, ring in _rings((number,), quotient):
+            if hops:
+                for other in ring:
+                    group_total[other] += hops
+        if quotient[number]:
+            # The other members of the group are two hops away (through any neighbour); so are the targets, unless alone.
+            for guid in members[number]:
+                own[guid] = own.get(guid, 0) + (2 if guid not in targets_in or len(targets_in) > 1 else 0)
+    return {guid: group_total[group_of[guid]] + own.get(guid, 0) for guid in adjacency}
 
 
 def dropped_summary(dropped):

@@ -8,6 +8,7 @@ from repo_scripts import load
 from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
     MAX_NAME_LEN,
     FabricError,
+    _farness,
     _line_at,
     _one_break,
     natural_sorted,
@@ -1004,3 +1005,44 @@ def test_one_break_keeps_the_lines_of_splitlines(seed):
     for number, line in enumerate(lines, 1):
         position = sum(len(earlier) + 1 for earlier in lines[: number - 1])
         assert _line_at(one, position) == (number, line.strip())
+
+
+def _farness_by_leaf_classes(targets, adjacency):
+    """The plain definition of ``_farness``: one breadth-first walk over the switches per class of targets."""
+    classes = {}
+    for guid in targets:
+        classes.setdefault(frozenset(adjacency[guid]), []).append(guid)
+    total = {}
+    for neighbours, members in classes.items():
+        seen = set(members)
+        ring = set(members)
+        hops = 0
+        while ring:
+            for guid in ring:
+                total[guid] = total.get(guid, 0) + (hops if hops else 2 if len(members) > 1 and neighbours else 0)
+            ring = {peer for guid in ring for peer in adjacency[guid]} - seen
+            seen |= ring
+            hops += 1
+    return total
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_farness_over_groups_is_the_plain_walk(seed):
+    rng = random.Random(seed)
+    switches = ["s%02d" % number for number in range(rng.randint(1, 30))]
+    adjacency = {guid: set() for guid in switches}
+    # A fat tree of twins (pods of leaves sharing spines, cores sharing spines), then random damage and extra cables.
+    spines = switches[: len(switches) // 3]
+    for guid in switches[len(switches) // 3 :]:
+        for spine in rng.sample(spines, min(len(spines), rng.choice((1, 2, 2)))) if spines else ():
+            adjacency[guid].add(spine)
+            adjacency[spine].add(guid)
+    for _cable in range(rng.randint(0, 6)):
+        a, b = rng.sample(switches, 2) if len(switches) > 1 else (switches[0], switches[0])
+        if a != b:
+            adjacency[a].add(b)
+            adjacency[b].add(a)
+    targets = set(rng.sample(switches, rng.randint(1, len(switches))))
+    got = _farness(targets, adjacency)
+    want = _farness_by_leaf_classes(targets, adjacency)
+    assert {guid: got.get(guid, 0) for guid in switches} == {guid: want.get(guid, 0) for guid in switches}
