@@ -347,7 +347,7 @@ def parse(text, source=None):
     rates = {}
     remote_descs = {}  # GUID of a node without a record yet -> the least description its peers show
     links = {}  # (a guid, a port, b guid, b port), (a guid, a port) <= (b guid, b port) -> (width, speed)
-    port_ends = {}  # (guid, port) -> ((peer guid, peer port), position of the line)
+    port_ends = {}  # (guid, port) -> the key in links of the cable claimed first on that port
     record_at = {}  # GUID -> position of its record's header line
     attrs = {}
     current = None
@@ -381,13 +381,15 @@ def parse(text, source=None):
             known = links.get(key)
             if known is None or remote_guid == current_guid:
                 # The second report of a cable (from its other end) claims nothing new, except on a loopback.
+                # Another key on one end is another peer: one port cabled to two.
                 local = (current_guid, port)
-                remote_end = (remote_guid, remote_port)
-                position = match.start()
-                if port_ends.setdefault(local, (remote_end, position))[0] != remote_end:
-                    _conflict(port_ends, local, remote_end, position, text, source)
-                if remote_guid != current_guid and port_ends.setdefault(remote_end, (local, position))[0] != local:
-                    _conflict(port_ends, remote_end, local, position, text, source)
+                claimed = port_ends.setdefault(local, key)
+                if claimed != key:
+                    _conflict(text, source, match.start(), local, claimed)
+                if remote_guid != current_guid:
+                    claimed = port_ends.setdefault((remote_guid, remote_port), key)
+                    if claimed != key:
+                        _conflict(text, source, match.start(), (remote_guid, remote_port), claimed)
             if width is None:
                 rate = _NO_RATE
             else:  # one tuple per distinct rate, shared by all the links of the fabric
@@ -481,15 +483,42 @@ def _read_header(groups, nodes, guids, attrs, record_at, text, source, position)
     return node
 
 
-def _conflict(port_ends, end, peer, position, text, source):
-    """``end``, claimed by another peer before, is cabled to ``peer`` on the line at ``position``: one port cabled to two peers."""
-    known = port_ends[end]
-    number = _line_at(text, position)[0]
+def _peer(end, key):
+    """The other end of the cable ``key`` (a key of ``links`` in :func:`parse`) from ``end``."""
+    return key[2:] if key[:2] == end else key[:2]
+
+
+def _conflict(text, source, position, end, claimed):
+    """The port line at ``position`` cables ``end`` to another peer than the cable ``claimed`` did before."""
+    known = _peer(end, claimed)
+    first = None
+    for at, local, remote in _cables_until(text, position):
+        # A cable claims both ends on its first report; a loopback claims the local end on each report.
+        if first is None and ((local, remote) == (end, known) or (end[0] != known[0] and (remote, local) == (end, known))):
+            first = at
+    peer = remote if end == local else local  # the ends of the line at position, the last one read
     raise FabricError(
         "%s: port %d of %s is cabled to %s[%d] here and to %s[%d] on line %d: two nodes share the GUID %s "
         "(cloned firmware or a merged capture); give each its own GUID or capture again"
-        % (_where(source, number), end[1], end[0], peer[0], peer[1], known[0][0], known[0][1], _line_at(text, known[1])[0], end[0])
+        % (_where(source, _line_at(text, position)[0]), end[1], end[0], peer[0], peer[1], known[0], known[1], _line_at(text, first)[0], end[0])
     )
+
+
+def _cables_until(text, stop):
+    """``(position, local end, remote end)`` of each port line up to the one at ``stop``, read as :func:`parse` does.
+
+    parse keeps no line numbers nor the peer of each line; its messages find them again here.
+    """
+    current = None
+    end = text.find("\n", stop)
+    for match in _LINE_RE.finditer(text, 0, end if end >= 0 else len(text)):
+        kind = match.lastindex
+        if kind == _HEADER:
+            current = normalize_guid(match.group(_HEADER + 4))
+        elif kind == _ATTR:
+            current = None
+        elif kind == _PORT and current is not None:
+            yield match.start(), (current, int(match.group(_PORT + 1))), (normalize_guid(match.group(_PORT + 4)), int(match.group(_PORT + 5)))
 
 
 def _damaged(source, text, position):
