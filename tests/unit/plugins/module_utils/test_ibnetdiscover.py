@@ -8,6 +8,8 @@ from repo_scripts import load
 from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
     MAX_NAME_LEN,
     FabricError,
+    _any_of,
+    _compile,
     _farness,
     _line_at,
     _one_break,
@@ -1046,3 +1048,16 @@ def test_farness_over_groups_is_the_plain_walk(seed):
     got = _farness(targets, adjacency)
     want = _farness_by_leaf_classes(targets, adjacency)
     assert {guid: got.get(guid, 0) for guid in switches} == {guid: want.get(guid, 0) for guid in switches}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_any_of_searches_like_each_pattern(seed):
+    rng = random.Random(seed)
+    pool = ["ufm", "storage", "^lus", "fs$", "a|b", "x.z", "[0-9]{3}", "", "(a)", "(?i)q", "we\\w+", "DDN", "\\.", "[(?]"]
+    compiled = _compile(rng.sample(pool, rng.randint(1, 5)))
+    combined = _any_of(compiled)
+    plain = all("(" not in pattern for pattern, _regex in compiled)
+    assert (combined is not None) == plain
+    for host in ["ufm01", "Storage-1", "lustre", "gpfs", "x-z", "node123", "qq", "weka", "ddn", "a.b", "gpu00001", "(", "?"]:
+        if combined is not None:
+            assert bool(combined.search(host)) == any(regex.search(host) for _pattern, regex in compiled)
