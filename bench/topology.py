@@ -22,20 +22,17 @@ import argparse
 import json
 import os
 import pathlib
-import signal
-import statistics
-import subprocess
 import sys
-import tempfile
-import threading
 import time
+
+# The parent's own tools (statistics, subprocess, tempfile, threading, signal, fabric_gen) are
+# imported in the functions that use them: the measured child process holds the interpreter,
+# argparse, json and the collection's modules, not the harness around it.
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT / ".cache" / "collections"))
 sys.path.insert(0, str(ROOT / "bench"))
-
-import fabric_gen  # noqa: E402
 
 SIZES = (1024, 16384, 65536)
 RADIX = 64
@@ -108,6 +105,11 @@ def child(path, reset=True):
 
 def run_measured(argv, timeout=CHILD_TIMEOUT_S):
     """Run ``argv``; (stdout, returncode, wall seconds, peak RSS MiB of that process alone, timed out)."""
+    import signal
+    import subprocess
+    import tempfile
+    import threading
+
     expired = []
     with tempfile.TemporaryFile(mode="w+") as errors:
         t0 = time.perf_counter()
@@ -135,6 +137,8 @@ def run_measured(argv, timeout=CHILD_TIMEOUT_S):
 
 def write_capture(nodes, directory):
     """The generated fabric of ``nodes`` hosts and its node list, as files; (capture path, node list path, switches)."""
+    import fabric_gen
+
     text = fabric_gen.generate(nodes, RADIX)
     capture = pathlib.Path(directory) / ("fabric-%d.txt" % nodes)
     capture.write_text(text)
@@ -147,6 +151,8 @@ def write_capture(nodes, directory):
 
 def spread(values, digits=3):
     """{'median', 'min', 'max'} of ``values``, rounded."""
+    import statistics
+
     return {"median": round(statistics.median(values), digits), "min": round(min(values), digits), "max": round(max(values), digits)}
 
 
@@ -239,6 +245,8 @@ def main(argv=None):
     if args.child:
         child(args.child, reset=not args.no_reset)
         return 0
+    import tempfile
+
     sizes = [int(n) for n in args.sizes.split(",") if n.strip()]
     with tempfile.TemporaryDirectory(prefix="bench-topology-") as directory:
         rows = []
