@@ -24,6 +24,7 @@ import functools
 import gc
 import re
 from collections import deque
+from itertools import chain
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
@@ -347,7 +348,7 @@ def parse(text, source=None):
     rates = {}
     remote_descs = {}  # GUID of a node without a record yet -> the least description its peers show
     links = {}  # (a guid, a port, b guid, b port), (a guid, a port) <= (b guid, b port) -> (width, speed)
-    port_ends = {}  # (guid, port) -> the key in links of the cable claimed first on that port
+    claims = _Claims()
     record_at = {}  # GUID -> position of its record's header line
     attrs = {}
     current = None
@@ -379,17 +380,19 @@ def parse(text, source=None):
             else:
                 key = (remote_guid, remote_port, current_guid, port)
             known = links.get(key)
-            if known is None or remote_guid == current_guid:
-                # The second report of a cable (from its other end) claims nothing new, except on a loopback.
-                # Another key on one end is another peer: one port cabled to two.
-                local = (current_guid, port)
-                claimed = port_ends.setdefault(local, key)
-                if claimed != key:
-                    _conflict(text, source, match.start(), local, claimed)
-                if remote_guid != current_guid:
-                    claimed = port_ends.setdefault((remote_guid, remote_port), key)
-                    if claimed != key:
-                        _conflict(text, source, match.start(), (remote_guid, remote_port), claimed)
+            # A cable claims both its ends on its first report; the second report (from the other end)
+            # claims nothing. A loopback claims its local end on each report. A port claimed by another
+            # cable is cabled to two peers.
+            if remote_guid != current_guid:
+                if known is None:
+                    if not claims.claim(current_guid, port):
+                        _conflict(text, source, match.start(), (current_guid, port), claims, links)
+                    if not claims.claim(remote_guid, remote_port):
+                        _conflict(text, source, match.start(), (remote_guid, remote_port), claims, links)
+            elif claims.claim(current_guid, port):
+                claims.loops[current_guid, port] = key
+            elif claims.loops.get((current_guid, port)) != key:
+                _conflict(text, source, match.start(), (current_guid, port), claims, links)
             if width is None:
                 rate = _NO_RATE
             else:  # one tuple per distinct rate, shared by all the links of the fabric
@@ -420,7 +423,7 @@ def parse(text, source=None):
         raise FabricError(
             "%s: no Switch, Ca or Rt record found: this is not ibnetdiscover topology output (run `ibnetdiscover` without -p/-l/-S)" % (source or "input")
         )
-    port_ends.clear()
+    del claims
     for guid, desc in remote_descs.items():
         node = nodes[guid]
         if not node.has_record:
@@ -483,14 +486,49 @@ def _read_header(groups, nodes, guids, attrs, record_at, text, source, position)
     return node
 
 
+class _Claims:
+    """The ``(guid, port)`` ends that a cable has claimed in :func:`parse`: one bit per port in an int per GUID.
+
+    Far smaller than a table of ends (two tuples per cable). Ports from 1024 on (InfiniBand has
+    255) go to a set, so that a garbled port number costs no huge int. ``loops`` keeps the
+    cable of the ends that loopbacks claimed, to tell a loopback's own repeat from another cable.
+    """
+
+    __slots__ = ("bits", "far", "loops")
+
+    def __init__(self):
+        self.bits = {}
+        self.far = set()
+        self.loops = {}
+
+    def claim(self, guid, port):
+        """Claim one end; False when a cable claimed it before."""
+        if port < 1024:
+            bits = self.bits.get(guid, 0)
+            if bits >> port & 1:
+                return False
+            self.bits[guid] = bits | 1 << port
+            return True
+        if (guid, port) in self.far:
+            return False
+        self.far.add((guid, port))
+        return True
+
+    def cable(self, end, links):
+        """The key in ``links`` of the cable that claimed ``end``: a loopback's, else the one other cable with that end."""
+        if end in self.loops:
+            return self.loops[end]
+        return next(key for key in links if key[0] != key[2] and end in (key[:2], key[2:]))
+
+
 def _peer(end, key):
     """The other end of the cable ``key`` (a key of ``links`` in :func:`parse`) from ``end``."""
     return key[2:] if key[:2] == end else key[:2]
 
 
-def _conflict(text, source, position, end, claimed):
-    """The port line at ``position`` cables ``end`` to another peer than the cable ``claimed`` did before."""
-    known = _peer(end, claimed)
+def _conflict(text, source, position, end, claims, links):
+    """The port line at ``position`` cables ``end``, which another cable claimed before, to a second peer."""
+    known = _peer(end, claims.cable(end, links))
     first = None
     for at, local, remote in _cables_until(text, position):
         # A cable claims both ends on its first report; a loopback claims the local end on each report.
@@ -780,8 +818,11 @@ _CATEGORY_KEY = {"invalid": "junk_name", "generic": "junk_name", "pattern": "nam
 APPLIANCE_PATTERNS = ("ufm", "storage", "lustre", "gpfs", "beegfs", "weka", "ddn")
 
 
-def _components(start, adjacency, allowed):
-    """Connected components (sets of GUIDs) of the ``allowed`` switches, in sorted start order."""
+def _components(start, adjacency, allowed, more=None):
+    """Connected components (sets of GUIDs) of the ``allowed`` switches, in sorted start order.
+
+    ``more``, a second adjacency map, adds its edges (parents beside children) without a merged copy.
+    """
     components = []
     seen = set()
     for guid in sorted(start):
@@ -791,7 +832,8 @@ def _components(start, adjacency, allowed):
         seen.add(guid)
         queue = deque([guid])
         while queue:
-            for peer in adjacency.get(queue.popleft(), ()):
+            node = queue.popleft()
+            for peer in chain(adjacency.get(node, ()), more.get(node, ()) if more else ()):
                 if peer in allowed and peer not in seen:
                     seen.add(peer)
                     component.add(peer)
@@ -951,6 +993,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             appliance_cas.append((host, entry, reason))
         else:
             candidates.setdefault(host, []).append(entry)
+    del node_ports  # per-adapter tables go as soon as they are read: they weigh most on a large fabric
     appliance_hosts = natural_sorted(host for host, _entry, _reason in appliance_cas)
     if appliance_cas and not candidates:
         # A fabric of nothing but such names is a lab (r-ufm101 ...): render them rather than nothing.
@@ -993,6 +1036,8 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             {"endpoint": "%s port %d <-> port %d" % (names.get(link.a_guid, link.a_guid), link.a_port, link.b_port), "reason": "loopback cable, ignored"}
         )
     excluded.sort(key=lambda item: (natural_key(item["endpoint"]), item["reason"]))
+    multi_rail = sum(1 for host in candidates if len(candidates[host]) > 1)
+    del candidates
 
     if not leaf_hosts:
         detail = ", ".join("%d %s" % (count, DROP_REASONS[key]) for key, count in sorted(dropped.items(), key=lambda item: (-item[1], item[0])) if count)
@@ -1065,7 +1110,6 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             "found %s claimed by more than one adapter (cloned node descriptions?), e.g. %r; map their GUIDs in guid_map"
             % (_count(len(clones), "host/HCA name"), clones[0])
         )
-    multi_rail = sum(1 for host in candidates if len(candidates[host]) > 1)
     lost = dropped["unnamed"] + dropped["unmapped_guid"]
     if lost:
         warnings.append("left out %s named only by their model (host down, description unset or missing from guid_map); see excluded" % _count(lost, "adapter"))
@@ -1077,7 +1121,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
     for guid, below_guid in children.items():
         for child in below_guid:
             parents.setdefault(child, set()).add(guid)
-    groups = _components(leaves, {guid: children[guid] | parents.get(guid, set()) for guid in kept}, kept)
+    groups = _components(leaves, children, kept, parents)
     if len(groups) > 1:
         joined = _components(leaves, adjacency, switches)
         if len(joined) > 1:
@@ -1101,6 +1145,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
             % (_count(len(loopbacks), "loopback cable"), names.get(loopbacks[0].a_guid, loopbacks[0].a_guid), loopbacks[0].a_port, loopbacks[0].b_port)
         )
     warnings.extend(_degraded(fabric, switches, labels))
+    del labels
 
     tree = {}
     for guid in sorted(kept, key=lambda g: (distance[g], natural[names[g]])):
