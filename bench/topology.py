@@ -103,6 +103,22 @@ def child(path, reset=True):
     print(json.dumps(out))
 
 
+# A process's peak RSS (wait4's ru_maxrss) is at least the RSS of the process that forked it, at
+# the fork: measured straight from this harness (which holds the generated fabric), every command
+# would show this harness's size when that is the larger. So a small launcher, started fresh, forks
+# the command and reports the command's own peak and wall time on its last stderr line.
+_LAUNCHER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_pid, status, usage = os.wait4(pid, 0)
+sys.stderr.write("\\nlauncher: %d %.6f\\n" % (usage.ru_maxrss, time.perf_counter() - t0))
+sys.exit(min(255, abs(os.waitstatus_to_exitcode(status))))
+"""
+
+
 def run_measured(argv, timeout=CHILD_TIMEOUT_S):
     """Run ``argv``; (stdout, returncode, wall seconds, peak RSS MiB of that process alone, timed out)."""
     import signal
@@ -112,27 +128,27 @@ def run_measured(argv, timeout=CHILD_TIMEOUT_S):
 
     expired = []
     with tempfile.TemporaryFile(mode="w+") as errors:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, text=True)
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, *argv], stdout=subprocess.PIPE, stderr=errors, text=True, start_new_session=True)
 
         def kill():
             expired.append(True)
-            proc.send_signal(signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher and the command
 
         timer = threading.Timer(timeout, kill)
         timer.start()
         try:
             stdout = proc.stdout.read()
-            _pid, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
             proc.stdout.close()
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode and not expired:
-            errors.seek(0)
-            sys.stderr.write(errors.read()[-2000:])
-    return stdout, proc.returncode, wall, usage.ru_maxrss / 1024, bool(expired)
+        errors.seek(0)
+        err = errors.read()
+    last = err.rstrip("\n").rsplit("\n", 1)[-1].split()
+    maxrss_kib, wall = (int(last[1]), float(last[2])) if last[:1] == ["launcher:"] else (0, 0.0)
+    if proc.returncode and not expired:
+        sys.stderr.write(err[-2000:])
+    return stdout, proc.returncode, wall, maxrss_kib / 1024, bool(expired)
 
 
 def write_capture(nodes, directory):
