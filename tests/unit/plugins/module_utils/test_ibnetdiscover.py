@@ -1061,3 +1061,40 @@ def test_any_of_searches_like_each_pattern(seed):
     for host in ["ufm01", "Storage-1", "lustre", "gpfs", "x-z", "node123", "qq", "weka", "ddn", "a.b", "gpu00001", "(", "?"]:
         if combined is not None:
             assert bool(combined.search(host)) == any(regex.search(host) for _pattern, regex in compiled)
+
+
+_SW = 'Switch 4 "S-00000000000000a1" # "leaf" enhanced port 0 lid 1\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # A loopback claims only its local end; a cable then claims the other end, and a third cable conflicts with that one.
+        (
+            _SW + '[1] "S-a1"[2] # "leaf"\n[3] "H-b1"[1] # "h1 m"\n' + _SW.replace("a1", "a2") + '[4] "S-a1"[2]\n[5] "S-a1"[2]\n',
+            "line 6: port 2 of 0x00000000000000a1 is cabled to 0x00000000000000a2[5] here and to 0x00000000000000a2[4] on line 5",
+        ),
+        (
+            _SW + '[1] "S-a1"[2] # "leaf"\n' + _SW.replace("a1", "a2") + '[4] "S-a1"[2]\n' + _SW.replace("a1", "a3") + '[4] "S-a1"[1]\n[7] "S-a1"[2]\n',
+            "line 6: port 1 of 0x00000000000000a1 is cabled to 0x00000000000000a3[4] here and to 0x00000000000000a1[2] on line 2",
+        ),
+        # The loopback's repeat from its other end claims that end: line 3, not line 2.
+        (
+            _SW + '[2] "S-a1"[1] # "leaf"\n[1] "S-a1"[2]\n[1] "S-a1"[3] # "leaf" lid 1 4xNDR\n',
+            "line 4: port 1 of 0x00000000000000a1 is cabled to 0x00000000000000a1[3] here and to 0x00000000000000a1[2] on line 3",
+        ),
+        # Port numbers past any real switch, and CRLF with a form feed (both line breaks for the numbers).
+        (
+            _SW + '[99999] "H-b1"[1] # "h1 m"\n[3] "H-b2"[123456789] # "h2 m"\n' + _SW.replace("a1", "a2") + '[7] "H-b2"[123456789]\n',
+            "line 5: port 123456789 of 0x00000000000000b2 is cabled to 0x00000000000000a2[7] here and to 0x00000000000000a1[3] on line 3",
+        ),
+        (
+            ("junk\n" + _SW + '[1] "H-b1"[1] # "h1"\n[2]\t"H-00000000000000b2"[1]\n\x0c' + _SW.replace("a1", "a2") + '[1] "H-b1"[1]\n').replace("\n", "\r\n"),
+            "line 7: port 1 of 0x00000000000000b1 is cabled to 0x00000000000000a2[1] here and to 0x00000000000000a1[1] on line 3",
+        ),
+    ],
+)
+def test_port_cabled_twice_names_both_lines(text, message):
+    with pytest.raises(FabricError) as error:
+        parse(text, source="f.txt")
+    assert str(error.value).startswith("f.txt " + message + ": two nodes share the GUID")
