@@ -606,16 +606,20 @@ def parse_guid_map(text, source=None):
     return mapping
 
 
-def natural_key(name):
-    """Sort key: digit runs compare as numbers (``leaf2`` before ``leaf10``)."""
+def natural_key(name, texts=None):
+    """Sort key: digit runs compare as numbers (``leaf2`` before ``leaf10``).
+
+    ``texts`` (a dict), when given, makes equal text parts one string for all the keys built with it.
+    """
     parts = _DIGITS_RE.split(name)  # text, digits, text, ..., text
-    parts[::2] = map(str.lower, parts[::2])
+    parts[::2] = map(str.lower, parts[::2]) if texts is None else [texts.setdefault(text, text) for text in map(str.lower, parts[::2])]
     parts[1::2] = map(int, parts[1::2])
     return (tuple(parts), name)
 
 
 def natural_sorted(names):
-    return sorted(set(names), key=natural_key)
+    # The keys of a long host list share their text parts ("gpu"): all the keys are alive during the sort.
+    return sorted(set(names), key=functools.partial(natural_key, texts={}))
 
 
 def sanitize_name(text):
@@ -960,6 +964,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         return (hca_names.index(hca) if hca in hca_names else len(hca_names),) + natural_key(hca or "~")
 
     hca_keys = _Memo(hca_key)  # a few HCA names: one key tuple each, shared by every host
+    hca_names_seen = {}
 
     excluded = []
     dropped = dict.fromkeys(DROP_REASONS, 0)
@@ -988,6 +993,7 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
         if host is None:
             drop(node, _CATEGORY_KEY.get(category, category), reason, _lookup(guid_map, node))
             continue
+        hca = hca_names_seen.setdefault(hca, hca)  # one string per HCA name, not one per adapter
         entry = (hca_keys[hca], guid, hca, cabled[0])
         if category == "appliance":
             appliance_cas.append((host, entry, reason))
