@@ -13,9 +13,11 @@ runs on the same capture file, each in its own process, ``--runs`` times:
 
 Per side: the pipeline time each reports (reading the capture to the rendered
 text), the process wall time (Python's start and imports included) and the
-process's peak RSS (wait4 ru_maxrss); medians with min-max; then our/their
-ratios. Without Go, or when the module cannot be fetched or built, it says so
-and exits 0. JSON goes to bench/results/topology_peers.json.
+process's own peak RSS (its wait4 ru_maxrss, forked by a fresh launcher so
+that this harness's size does not floor it: bench/topology.py run_measured);
+medians with min-max; then our/their ratios. Without Go, or when the module
+cannot be fetched or built, it says so and exits 0. JSON goes to
+bench/results/topology_peers.json.
 
     python bench/topology_peers.py [--sizes 1024,16384] [--runs 3]   (make bench-topology)
 """
