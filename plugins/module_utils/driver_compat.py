@@ -296,22 +296,43 @@ def check_gpu_rules(driver, flavour, gpus):
     return findings
 
 
+def known_bad_hit(row, driver):
+    """Whether ``driver`` is one of the releases that ``row`` (a KNOWN_BAD row) says fail."""
+    if "drivers" in row:
+        return driver in row["drivers"]
+    have = version_tuple(driver)
+    if have[0] not in row["fixed_in"]:
+        return False
+    fixed = row["fixed_in"][have[0]]
+    return fixed is None or have < version_tuple(fixed)
+
+
 def check_known_bad(driver, flavour, facts):
     kernel = kernel_tuple((facts.get("kernel") or {}).get("release"))
     if kernel is None:
         return []
     findings = []
-    have = version_tuple(driver)
     for row in data.KNOWN_BAD:
-        hit = driver in row["drivers"] if "drivers" in row else have <= version_tuple(row["max_driver"])
-        if not hit or (row.get("flavour") and row["flavour"] != flavour) or kernel < kernel_tuple(row["kernel_min"]):
+        if not known_bad_hit(row, driver) or (row.get("flavour") and row["flavour"] != flavour) or kernel < kernel_tuple(row["kernel_min"]):
+            continue
+        fixed = (row.get("fixed_in") or {}).get(branch_of(driver))
+        fix = "use %s or newer" % fixed if fixed else "choose another driver release"
+        if row.get("severity") == "warning":
+            findings.append(
+                _finding(
+                    "NV-KBAD",
+                    "warning",
+                    "nvidia_driver=%s on kernel %s: %s; %s" % (driver, facts["kernel"]["release"], row["symptom"], fix),
+                    row,
+                )
+            )
             continue
         findings.append(
             _finding(
                 "NV-KBAD",
                 "error",
-                "nvidia_driver=%s does not build on kernel %s (known breakage from %s: %s): choose another driver release"
-                % (driver, facts["kernel"]["release"], row["kernel_min"], row["symptom"]),
+                "nvidia_driver=%s does not build on kernel %s (known breakage from %s: %s): %s"
+                % (driver, facts["kernel"]["release"], row["kernel_min"], row["symptom"], fix),
                 row,
             )
         )
@@ -403,27 +424,45 @@ def _same_version(listed, actual):
     return actual == listed or actual.startswith(listed + ".") or actual.startswith(listed + " ")
 
 
-def check_ascend_os(os_id, os_version, facts, allow_unlisted):
+def ascend_os(os_id, os_version, os_release=None, kernel_release=None):
+    """The Ascend OS table's ``(os, version)`` for Ansible's distribution facts (Kylin's service pack from its
+    codename, UOS Server 20's update from the kernel's patch level); other systems pass through, lower-cased."""
+    name = str(os_id or "").strip().lower()
+    name = next((row["os"] for row in data.OS_NAMES if row["ansible"] == name), name)
+    version = str(os_version or "").strip()
+    if name == "kylin" and version.upper() == "V10":
+        pack = next((row for row in data.KYLIN_SERVICE_PACKS if row["release"] == str(os_release or "").strip().lower()), None)
+        version = pack["version"] if pack else version
+    elif name == "uos" and version.upper() in ("20", "V20"):
+        patch = re.match(r"^\d+\.\d+\.\d+-(\d+)\.", str(kernel_release or ""))
+        update = next((row for row in data.UOS_UPDATES if patch and row["kernel_patch"] == patch.group(1)), None)
+        version = update["version"] if update else version
+    return name, version
+
+
+def check_ascend_os(os_id, os_version, facts, allow_unlisted, os_release=None):
     npus = facts.get("npus") or []
     product = npus[0]["gres_type"] if npus and npus[0].get("gres_type") else "910b"
     release = (facts.get("kernel") or {}).get("release") or ""
     if not os_id:
         return [_finding("ASC-OSK", "warning", "os_id is not set, so the Ascend OS/kernel table was not checked: pass ansible_distribution")]
-    rows = [row for row in data.ASCEND_OS if row["product"] == product and row["os"] == os_id.lower() and _same_version(row["version"], str(os_version or ""))]
+    name, version = ascend_os(os_id, os_version, os_release, release)
+    rows = [row for row in data.ASCEND_OS if row["product"] == product and row["os"] == name and _same_version(row["version"], version)]
     if not rows:
         listed = sorted({"%s %s" % (row["os"], row["version"]) for row in data.ASCEND_OS if row["product"] == product})
+        seen = "%s %s" % (os_id, os_version) + (" (%s)" % os_release if os_release else "")
         return [
             _finding(
                 "ASC-OSK",
                 "warning" if allow_unlisted else "error",
-                "%s %s is not a listed OS for Ascend %s (listed: %s); use a listed OS, or set allow_unlisted_os=true to try anyway"
-                % (os_id, os_version, product, "; ".join(listed)),
+                "%s, read as %s %s, is not a listed OS for Ascend %s (listed: %s); use a listed OS, or set allow_unlisted_os=true to try anyway"
+                % (seen, name, version, product, "; ".join(listed)),
                 {"source": data.ASCEND_OS[0]["source"], "tag": "V"},
             )
         ]
     if any(row["kernel"] and row["kernel"] == release and row["install"] == "binary" for row in rows):
         return []
-    return [_finding("ASC-OSK", "info", "Ascend %s on %s %s builds the driver from source against kernel %s" % (product, os_id, os_version, release), rows[0])]
+    return [_finding("ASC-OSK", "info", "Ascend %s on %s %s builds the driver from source against kernel %s" % (product, name, version, release), rows[0])]
 
 
 def check_firmware(driver, firmware, firmware_range, facts):
@@ -465,6 +504,22 @@ def check_firmware(driver, firmware, firmware_range, facts):
 # --------------------------------------------------------------------------- all
 
 
+def check_data_age(today):
+    """A warning once the data is more than a year older than ``today``: newer releases are unknown to it."""
+    as_of = datetime.datetime.strptime(data.AS_OF, "%Y-%m-%d").date()
+    if (today - as_of).days <= data.MAX_AGE_DAYS:
+        return []
+    return [
+        _finding(
+            "DATA-AGE",
+            "warning",
+            "the compatibility data is as of %s, more than %d days before %s: drivers, kernels and CANN releases since then are unknown "
+            "to it; refresh plugins/module_utils/driver_compat_data.py (docs/accelerators.md, 'Refreshing the data')"
+            % (data.AS_OF, data.MAX_AGE_DAYS, today.isoformat()),
+        )
+    ]
+
+
 def _bad_versions(request):
     findings = []
     for key in ("nvidia_driver", "fabricmanager"):
@@ -486,6 +541,7 @@ def evaluate(request, facts, today=None):
     ascend = request.get("ascend_driver")
     gpus = facts.get("gpus") or []
     if driver or ascend:
+        findings += check_data_age(today)
         findings += check_kernel(facts)
         findings += check_build_host(facts, request.get("module_build") or "dkms", request.get("secure_boot_signing"))
     if driver:
@@ -504,7 +560,7 @@ def evaluate(request, facts, today=None):
             findings.append(_finding("ASC-INV", "warning", "ascend_driver=%s is requested but this host has no Ascend NPU on its PCI bus" % ascend))
         if request.get("cann"):
             findings += check_cann(request["cann"], ascend)
-        findings += check_ascend_os(request.get("os_id"), request.get("os_version"), facts, request.get("allow_unlisted_os"))
+        findings += check_ascend_os(request.get("os_id"), request.get("os_version"), facts, request.get("allow_unlisted_os"), request.get("os_release"))
         if request.get("ascend_firmware"):
             findings += check_firmware(ascend, request["ascend_firmware"], request.get("ascend_firmware_range"), facts)
     elif request.get("cann") or request.get("ascend_firmware"):

@@ -12,7 +12,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-_SPACK = "spack/spack-packages repos/spack_repo/builtin/packages/cuda/package.py (runfile names cuda_<toolkit>_<driver>_linux.run)"
+# The day every table below was last checked against its sources; driver_compat warns (DATA-AGE) once ``today`` is
+# more than MAX_AGE_DAYS past it. docs/accelerators.md says how to refresh.
+AS_OF = "2026-12-05"
+MAX_AGE_DAYS = 365
+
+_SPACK = "spack/spack-packages repos/spack_repo/builtin/packages/cuda/package.py at 1e8cf059 (runfile names cuda_<toolkit>_<driver>_linux.run)"
 _CSDN = "NVIDIA CUDA release notes, Table 3, copy at blog.csdn.net/ytomc/article/details/122805982"
 _MVC = "docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 _SUPPORTED = "docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html (v580 page)"
@@ -21,9 +26,15 @@ _SUPPORT_PDF = "docs.nvidia.com/datacenter/tesla/pdf/NVIDIA_CUDA_Drivers_Support
 _AKS = "github.com/Azure/aks-gpu/pull/113"
 _ARCH_MATRIX = "docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
 _OGKM = "github.com/NVIDIA/open-gpu-kernel-modules/issues/"
+_OGKM_TAGS = "github.com/NVIDIA/open-gpu-kernel-modules kernel-open/conftest.sh between tags "
+_OGKM_README_58082 = "github.com/NVIDIA/open-gpu-kernel-modules README.md supported GPUs at tag 580.82.07 (B300 SXM6 AC 3182, GB300 31C2)"
 
 # CUDA toolkit -> the driver it was released with (full feature set). Table 1.1.
 CUDA_DRIVER = [
+    {"cuda": "13.3.0", "driver": "610.43.02", "tag": "V", "source": _SPACK},
+    {"cuda": "13.2.1", "driver": "595.58.03", "tag": "V", "source": _SPACK},
+    {"cuda": "13.2.0", "driver": "595.45.04", "tag": "V", "source": _SPACK},
+    {"cuda": "13.1.2", "driver": "590.48.01", "tag": "V", "source": _SPACK},
     {"cuda": "13.1.1", "driver": "590.48.01", "tag": "V", "source": _SPACK},
     {"cuda": "13.1.0", "driver": "590.44.01", "tag": "V", "source": _SPACK},
     {"cuda": "13.0.2", "driver": "580.95.05", "tag": "V", "source": _SPACK},
@@ -135,19 +146,55 @@ PRODUCTS = [
     {"gres_type": "h200", "min_driver": "570", "flavour": "any", "tag": "U", "source": _OGKM + "943 (H200 on 570.172.08)"},
     {"gres_type": "b200", "min_driver": "570.133.20", "flavour": "open_required", "tag": "V", "source": "github.com/NVIDIA/cloud-native-docs/pull/184"},
     {"gres_type": "gb200", "min_driver": "570", "flavour": "open_required", "tag": "D", "source": "github.com/NVIDIA/cloud-native-docs/pull/184"},
+    # First listed (README and src/nvidia/generated/g_nv_name_released.h) at 580.82.07; absent from 580.76.05 and every 570.
+    {"gres_type": "b300", "min_driver": "580.82.07", "flavour": "open_required", "tag": "V", "source": _OGKM_README_58082},
+    {"gres_type": "gb300", "min_driver": "580.82.07", "flavour": "open_required", "tag": "V", "source": _OGKM_README_58082},
     {"gres_type": "gh200", "min_driver": None, "flavour": "open_required", "tag": "V", "source": "github.com/NVIDIA/cloud-native-docs/pull/6"},
 ]
 
-# Driver x kernel build breakages (table 1.4): drivers (exact versions, or max_driver inclusive) fail on kernel >= kernel_min.
+# Driver x kernel build breakages (table 1.4). A driver fails to build on kernel >= kernel_min when it is one of
+# ``drivers`` (exact releases), or when its branch is a key of ``fixed_in`` and it is older than the branch's first
+# release with the fix (None: no release of that branch has it). Branches not named are not known to break.
+# ``severity`` warning: the module builds but a part of it fails at run time.
 KNOWN_BAD = [
-    {"max_driver": "530.30.02", "kernel_min": "6.3", "symptom": "get_user_pages signature change", "tag": "V", "source": _OGKM + "469, #497"},
-    {"drivers": ["535.54.03"], "kernel_min": "6.5", "symptom": "DKMS build fails (vmas removal)", "tag": "V", "source": _OGKM + "528"},
     {
-        "drivers": ["525.60.13"],
-        "kernel_min": "6.6",
-        "symptom": "NV_GET_USER_PAGES_REMOTE build error",
+        "fixed_in": {515: None, 520: None, 525: "525.105.17", 530: "530.41.03"},
+        "kernel_min": "6.3",
+        "symptom": "vm_flags became read-only (assignment of read-only member 'vm_flags' in nv-mmap.c)",
         "tag": "V",
-        "source": "github.com/NVIDIA/gpu-driver-container/issues/287",
+        "source": _OGKM + "469, #497; " + _OGKM_TAGS + "525.89.02..525.105.17, 530.30.02..530.41.03",
+    },
+    {
+        # 470 is not in open-gpu-kernel-modules: Gentoo's ebuilds cap 470.182.03 at 6.2 and 470.199.02 at 6.4.
+        "fixed_in": {470: "470.199.02"},
+        "kernel_min": "6.3",
+        "symptom": "vm_flags became read-only",
+        "tag": "U",
+        "source": "gentoo x11-drivers/nvidia-drivers ebuilds 470.182.03 / 470.199.02 (NV_KERNEL_MAX)",
+    },
+    {
+        "fixed_in": {515: None, 520: None, 525: "525.116.03", 530: None},
+        "kernel_min": "6.4",
+        "symptom": "drm_driver.dumb_destroy removed (nvidia-drm-drv.c)",
+        "tag": "V",
+        "source": _OGKM + "501; " + _OGKM_TAGS + "525.105.17..525.116.03",
+    },
+    {
+        "fixed_in": {515: None, 520: None, 525: "525.147.05", 530: None, 535: "535.86.05"},
+        "kernel_min": "6.5",
+        "symptom": "get_user_pages() lost its vmas argument (too many arguments to function 'get_user_pages' in nv-mm.h)",
+        "tag": "V",
+        "source": _OGKM
+        + "525, #528; github.com/NVIDIA/gpu-driver-container/issues/287 (525.60.13); "
+        + _OGKM_TAGS
+        + "525.125.06..525.147.05, 535.54.03..535.86.05",
+    },
+    {
+        "fixed_in": {470: "470.223.02"},
+        "kernel_min": "6.5",
+        "symptom": "get_user_pages() lost its vmas argument",
+        "tag": "U",
+        "source": "gentoo x11-drivers/nvidia-drivers ebuilds 470.199.02 / 470.223.02 (NV_KERNEL_MAX)",
     },
     {
         "drivers": ["545.29.02"],
@@ -158,7 +205,21 @@ KNOWN_BAD = [
         "source": "github.com/NixOS/nixpkgs/issues/280427",
     },
     {"drivers": ["555.42.02"], "kernel_min": "6.10", "symptom": "follow_pfn() removed from the kernel", "tag": "V", "source": _OGKM + "642"},
-    {"drivers": ["535.216.03"], "kernel_min": "6.12", "symptom": "follow_pfn() missing; use a newer 535 (535.230.02+)", "tag": "V", "source": _OGKM + "837"},
+    {
+        "fixed_in": {535: "535.230.02", 550: "550.135", 555: None, 560: None},
+        "kernel_min": "6.12",
+        "symptom": "PageSwapCache() and drm_mode_config_funcs.output_poll_changed removed (uvm_hmm.c, nvidia-drm-drv.c)",
+        "tag": "V",
+        "source": _OGKM + "837; " + _OGKM_TAGS + "535.216.03..535.230.02, 550.127.08..550.135 (folio_test_swapcache, drm_output_poll_changed)",
+    },
+    {
+        "fixed_in": {565: "565.77"},
+        "kernel_min": "6.12",
+        "severity": "warning",
+        "symptom": "FMODE_UNSIGNED_OFFSET moved to fop_flags: nvidia-drm cannot be opened, so no display (compute is unaffected)",
+        "tag": "V",
+        "source": _OGKM + "712, #735; " + _OGKM_TAGS + "565.57.01..565.77 (file_operations_fop_unsigned_offset_present)",
+    },
     {"drivers": ["565.57.01"], "kernel_min": "6.13", "symptom": "crypto_akcipher_verify implicit declaration", "tag": "V", "source": _OGKM + "746"},
     {"drivers": ["575.57.08"], "kernel_min": "6.15", "symptom": "needs the gpl_symbols_linux_615 patch", "tag": "V", "source": _OGKM + "840"},
     {"drivers": ["550.163.01", "555.58.02"], "kernel_min": "6.17", "symptom": "DKMS Error 2", "tag": "V", "source": _OGKM + "1143"},
@@ -172,8 +233,27 @@ FABRICMANAGER_PACKAGE = {"renamed_at_branch": 580, "tag": "V", "source": "github
 _MINDIE_21RC1 = "hiascend.com/document/detail/zh/mindie/21RC1/releasenote/releasenote_0004.html"
 
 # CANN -> compatible Ascend HDK (npu-driver + npu-firmware) versions; "X" matches any last field. Table 2.1.
+# From CANN 9.1 the release notes carry a compatibility table (a Y/N grid of CANN series against HDK series);
+# it is wider than the older one-to-one "version mapping" lists, and the grid is what is encoded here.
+_CANN_910_NOTES = (
+    "hiascend.com CANNCommunityEdition/910 softwareinst/releasenote/9.1.0/release-notes.md (compatibility table); "
+    "gitcode.com/cann/release-management 9.1.0/release-notes.md"
+)
+_CANN_920_NOTES = "hiascend.com CANNCommunityEdition/920 softwareinst/releasenote/9.2.0/release-notes.md (compatibility table)"
+_CANN_911_NOTES = "hiascend.com CANNCommunityEdition/910 softwareinst/releasenote/9.1.1/release-notes_en.md (compatibility table)"
+_HDK_SINCE_25_0 = ["25.0.X", "25.2.X", "25.3.X", "25.5.X", "26.0.RC1", "25.7.RC1", "26.1.0", "26.1.1", "26.2.RC1"]
 CANN_HDK = [
-    {"cann": "9.1.0", "hdk": ["26.1.0"], "tag": "V", "source": "hiascend.com MindCluster 26.1.0 patchnote mxreleasenote_006"},
+    {"cann": "9.2.0", "hdk": ["25.3.X", "25.5.X", "26.0.RC1", "25.7.RC1", "26.1.1", "26.2.RC1"], "tag": "V", "source": _CANN_920_NOTES},
+    {"cann": "9.1.1", "hdk": ["25.2.X", "25.3.X", "25.5.X", "26.0.RC1", "25.7.RC1", "26.1.0", "26.1.1"], "tag": "V", "source": _CANN_911_NOTES},
+    {
+        "cann": "9.1.0",
+        "hdk": ["25.2.X", "25.3.X", "25.5.X", "26.0.RC1", "25.7.RC1", "26.1.0", "26.1.1"],
+        "tag": "V",
+        "source": _CANN_910_NOTES + "; " + _CANN_911_NOTES,
+    },
+    {"cann": "9.0.1", "hdk": _HDK_SINCE_25_0, "tag": "V", "source": _CANN_910_NOTES + "; " + _CANN_920_NOTES + " (9.0.X row)"},
+    {"cann": "9.0.0", "hdk": _HDK_SINCE_25_0, "tag": "V", "source": _CANN_910_NOTES + "; " + _CANN_920_NOTES + " (9.0.X row)"},
+    {"cann": "8.5.2", "hdk": _HDK_SINCE_25_0, "tag": "V", "source": _CANN_910_NOTES + "; " + _CANN_920_NOTES + " (8.5.X row)"},
     {"cann": "8.5.1", "hdk": ["25.5.X", "25.3.X", "25.2.X", "25.0.X"], "tag": "V", "source": "gitcode Ascend/release-management MindIE 26.0.0 release.md"},
     {"cann": "8.5.0", "hdk": ["25.5.X", "25.3.X", "25.2.X", "25.0.X"], "tag": "V", "source": "hiascend.com/document/detail/en/canncommercial/850/releasenote"},
     {"cann": "8.5.0.alpha001", "hdk": ["25.2.X"], "tag": "V", "source": "hiascend.com CANNCommunityEdition/850alpha001/releasenote"},
@@ -196,6 +276,45 @@ ASCEND_OBSERVED = [
     {"driver": "24.1.0.1", "firmware": "7.5.0.5.220", "cann": "8.0.0", "source": "hiascend.com mindcluster/70rc1 deployer_0034"},
     {"driver": "24.1.RC3", "firmware": "7.5.0.1.129", "cann": "8.0.0", "source": "hiascend.com mindcluster/600 deployer_0018"},
     {"driver": "24.1.RC2", "firmware": "7.3.0.1.231", "cann": "8.0.RC2", "source": "hiascend.com mindcluster/60rc3 deployer_0018"},
+]
+
+# How Ansible names these systems (ansible_distribution, _version, _release), mapped to the OS table's names below.
+# Kylin reports "Kylin Linux Advanced Server" / "V10" with the service pack only as the codename in os-release's
+# VERSION ("V10 (Lance)"). UOS Server 20 reports "Uos" (ansible-core 2.13 on, in the Debian family although it is
+# RPM-based; "UnionTech" after ansible PR #86959) and version "20" for every update; its update shows only in the
+# kernel's patch level (4.19.90-2211.5.0.0178.22.uel20 is 1050u2e), as ascend-deployer reads it.
+_ANSIBLE_DISTRIBUTION = (
+    "ansible/ansible lib/ansible/module_utils/facts/system/distribution.py and its fixtures kylin_linux_advanced_server_v10.json (PR #78232), uos_20.json"
+)
+_ASCEND_DEPLOYER_OS = "gitcode Ascend/ascend-deployer ascend_deployer/module_utils/common_info.py and install.sh (OS detection)"
+OS_NAMES = [
+    {"ansible": "kylin linux advanced server", "os": "kylin", "tag": "V", "source": _ANSIBLE_DISTRIBUTION},
+    {"ansible": "kylin", "os": "kylin", "tag": "V", "source": _ANSIBLE_DISTRIBUTION},
+    {"ansible": "uos", "os": "uos", "tag": "V", "source": _ANSIBLE_DISTRIBUTION + "; kubernetes-sigs/kubespray#11348"},
+    {"ansible": "uniontech", "os": "uos", "tag": "V", "source": "github.com/ansible/ansible/pull/86959"},
+    {"ansible": "uos server 20", "os": "uos", "tag": "V", "source": "kubernetes-sigs/kubespray#11348 (ansible-core before 2.13)"},
+    {"ansible": "uniontech os server 20", "os": "uos", "tag": "D", "source": "UOS 1050e /etc/os-release NAME (PackageKit/PackageKit#547)"},
+]
+KYLIN_SERVICE_PACKS = [
+    {"release": "tercel", "version": "V10 SP1", "tag": "V", "source": "release-engineering/productmd#182; " + _ASCEND_DEPLOYER_OS},
+    {"release": "sword", "version": "V10 SP2", "tag": "V", "source": _ANSIBLE_DISTRIBUTION + "; " + _ASCEND_DEPLOYER_OS},
+    {
+        "release": "lance",
+        "version": "V10 SP3",
+        "tag": "V",
+        "source": "CISOfy/lynis#1612 (os-release with kernel 4.19.90-52.22.v2207.ky10); " + _ASCEND_DEPLOYER_OS,
+    },
+]
+# UOS Server 20 update <- the kernel's patch level (the field after "4.19.90-").
+UOS_UPDATES = [
+    {"kernel_patch": "2106", "version": "1020e", "tag": "V", "source": "ascend-deployer install.sh (github mirror commit 0fbb89f1)"},
+    {"kernel_patch": "2109", "version": "1021e", "tag": "V", "source": "ascend-deployer install.sh (github mirror commit 0fbb89f1)"},
+    {
+        "kernel_patch": "2211",
+        "version": "V20 1050u2e",
+        "tag": "V",
+        "source": _ASCEND_DEPLOYER_OS + "; hiascend.com quick-installation 24.0.RC1 900_A2_PoDc_0007",
+    },
 ]
 
 # OS and kernel listed for Ascend training products (table 2.2). kernel None: listed without a kernel pin.

@@ -17,7 +17,7 @@ description:
     every row with its source.
   - Returns findings with a stable id (C(HOST-KHDR), C(HOST-CC), C(HOST-SB), C(HOST-KREL), C(NV-CUDA),
     C(NV-CUDA13-ARCH), C(NV-EOL), C(NV-MINBR), C(NV-FLAVOR), C(NV-KBAD), C(NV-FM), C(NV-NOUVEAU), C(NV-INV),
-    C(ASC-CANN), C(ASC-OSK), C(ASC-FWRANGE), C(ASC-INV), C(INPUT)), a severity and a message that names the option,
+    C(ASC-CANN), C(ASC-OSK), C(ASC-FWRANGE), C(ASC-INV), C(DATA-AGE), C(INPUT)), a severity and a message that names the option,
     the value and the fix.
   - Fails when any finding is an error; it never changes the host. Rows whose facts are unconfirmed only warn.
 options:
@@ -69,6 +69,11 @@ options:
   os_version:
     description: Distribution version (C(ansible_distribution_version)).
     type: str
+  os_release:
+    description:
+      - Distribution release (C(ansible_distribution_release)). Kylin V10 names its service pack only there
+        (C(Tercel) SP1, C(Sword) SP2, C(Lance) SP3); UOS Server 20's update is read from the kernel release.
+    type: str
   allow_unlisted_os:
     description: Report an OS missing from the Ascend OS table as a warning instead of an error.
     type: bool
@@ -80,12 +85,14 @@ options:
     default: []
   versions:
     description:
-      - The options above except O(facts), O(os_id), O(os_version) and O(today), as one dict (the shape of the
+      - The options above except O(facts), O(os_id), O(os_version), O(os_release) and O(today), as one dict (the shape of the
         inventory's C(accelerator_versions)); a key given here takes precedence over the option of the same name.
       - An unknown key or a value of the wrong type fails the module with the key named.
     type: dict
   today:
-    description: Date (C(YYYY-MM-DD)) to judge branch end of life against; default today.
+    description:
+      - Date (C(YYYY-MM-DD)) to judge branch end of life and the age of the data against; default today.
+      - C(DATA-AGE) warns once the data (RV(data_as_of)) is more than a year older than this date.
     type: str
 attributes:
   check_mode:
@@ -153,6 +160,11 @@ fabricmanager_package:
   returned: always
   type: str
   sample: nvidia-fabricmanager-550
+data_as_of:
+  description: The day the compatibility data was last checked against its sources (C(YYYY-MM-DD)).
+  returned: always
+  type: str
+  sample: "2026-12-05"
 """
 
 import datetime
@@ -161,7 +173,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import driver_compat
+from ansible_collections.aicluster.slurm.plugins.module_utils import driver_compat, driver_compat_data
 
 OPTIONS = {
     "facts": {"type": "dict", "required": True},
@@ -177,6 +189,7 @@ OPTIONS = {
     "cann": {"type": "str"},
     "os_id": {"type": "str"},
     "os_version": {"type": "str"},
+    "os_release": {"type": "str"},
     "allow_unlisted_os": {"type": "bool", "default": False},
     "skip": {"type": "list", "elements": "str", "default": []},
     "today": {"type": "str"},
@@ -227,6 +240,7 @@ def main():
     if params["nvidia_driver"] and driver_compat.version_tuple(params["nvidia_driver"]):
         package = driver_compat.fabricmanager_package(params["nvidia_driver"])
     result = {"changed": False, "findings": findings, "skipped_findings": skipped, "errors": len(errors), "fabricmanager_package": package}
+    result["data_as_of"] = driver_compat_data.AS_OF
     for finding in skipped:
         module.warn("skipped %s: %s" % (finding["id"], finding["message"]))
     for finding in findings:

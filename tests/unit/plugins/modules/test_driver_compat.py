@@ -40,6 +40,7 @@ def run(request, facts):
 
 def test_every_row_has_a_source_and_tag():
     tables = [data.CUDA_DRIVER, data.CUDA_MVC_FLOOR, data.BRANCHES, data.ARCHITECTURES, data.PRODUCTS, data.KNOWN_BAD, data.CANN_HDK, data.ASCEND_OS]
+    tables += [data.OS_NAMES, data.KYLIN_SERVICE_PACKS, data.UOS_UPDATES]
     for table in tables:
         for row in table:
             assert row["source"]
@@ -111,14 +112,32 @@ def test_product_rows(row):
         assert ids(dc.check_gpu_rules(minimum, "proprietary", [card]), "error") == ["NV-FLAVOR"]
 
 
-@pytest.mark.parametrize("row", data.KNOWN_BAD, ids=lambda row: row.get("max_driver") or row["drivers"][0])
+def known_bad_id(row):
+    return "%s-%s" % (row["kernel_min"], row["drivers"][0] if "drivers" in row else "+".join(str(branch) for branch in row["fixed_in"]))
+
+
+def from_row(findings, row):
+    return [f for f in findings if f["source"] == row["source"]]
+
+
+@pytest.mark.parametrize("row", data.KNOWN_BAD, ids=known_bad_id)
 def test_known_bad_rows(row):
-    driver = row.get("max_driver") or row["drivers"][-1]
     flavour = row.get("flavour") or "open"
-    assert ids(dc.check_known_bad(driver, flavour, host(kernel=row["kernel_min"] + ".3-amd64"))) == ["NV-KBAD"]
+    severity = "warning" if row["tag"] == "U" or row.get("severity") == "warning" else "error"
     major, minor = (int(part) for part in row["kernel_min"].split(".")[:2])
-    older = dc.check_known_bad(driver, flavour, host(kernel="%d.%d.1" % (major, minor - 1)))
-    assert [f for f in older if f["source"] == row["source"]] == []
+    failing = row["drivers"] if "drivers" in row else ["%d.1.01" % branch for branch in row["fixed_in"]]
+    for driver in failing:
+        findings = from_row(dc.check_known_bad(driver, flavour, host(kernel=row["kernel_min"] + ".3-amd64")), row)
+        assert [(f["id"], f["severity"]) for f in findings] == [("NV-KBAD", severity)]
+        assert from_row(dc.check_known_bad(driver, flavour, host(kernel="%d.%d.1" % (major, minor - 1))), row) == []
+    for branch, fixed in (row.get("fixed_in") or {}).items():
+        message = from_row(dc.check_known_bad("%d.1.01" % branch, flavour, host(kernel=row["kernel_min"] + ".3")), row)[0]["message"]
+        if fixed:
+            assert dc.version_tuple(fixed)[0] == branch
+            assert "use %s or newer" % fixed in message
+            assert from_row(dc.check_known_bad(fixed, flavour, host(kernel="6.99.1")), row) == []
+        else:
+            assert "choose another driver release" in message
 
 
 def test_known_bad_flavour_and_max_driver():
@@ -126,6 +145,34 @@ def test_known_bad_flavour_and_max_driver():
     assert ids(dc.check_known_bad("525.60.13", "open", host(kernel="6.3.1"))) == ["NV-KBAD"]
     assert dc.check_known_bad("535.274.02", "open", host(kernel="6.12.117+deb13-amd64")) == []
     assert dc.check_known_bad("535.274.02", "open", host(kernel=None)) == []
+
+
+def test_known_bad_linux_612_is_every_old_535_and_550():
+    """Linux 6.12 removed PageSwapCache(): every 535 before 535.230.02, 550 before 550.135 and all of 555/560 fail."""
+    on_612 = host(kernel="6.12.57+deb13-amd64")
+    for driver, fix in [("535.216.03", "535.230.02"), ("535.183.01", "535.230.02"), ("550.127.05", "550.135"), ("550.54.15", "550.135")]:
+        findings = dc.check_known_bad(driver, "open", on_612)
+        assert [f["severity"] for f in findings] == ["error"], driver
+        assert "PageSwapCache" in findings[0]["message"]
+        assert "use %s or newer" % fix in findings[0]["message"]
+    for driver in ("555.58.02", "560.35.03"):
+        assert "choose another driver release" in dc.check_known_bad(driver, "open", on_612)[0]["message"]
+    for driver in ("535.230.02", "535.274.02", "550.135", "550.163.01", "565.77", "570.172.08"):
+        assert dc.check_known_bad(driver, "open", on_612) == [], driver
+    # 565.57.01 builds on 6.12; only nvidia-drm cannot be opened (no display), which compute nodes can live with.
+    assert [(f["id"], f["severity"]) for f in dc.check_known_bad("565.57.01", "open", on_612)] == [("NV-KBAD", "warning")]
+
+
+def test_known_bad_is_judged_within_a_branch():
+    """The fix for Linux 6.3-6.5 reached 525 and 535 (and 470) late in each branch: newer releases of an older branch pass."""
+    for driver, kernel in [("525.147.05", "6.6.30"), ("525.116.03", "6.4.2"), ("535.86.05", "6.5.1"), ("530.41.03", "6.3.9")]:
+        assert dc.check_known_bad(driver, "open", host(kernel=kernel)) == [], driver
+    assert ids(dc.check_known_bad("530.41.03", "open", host(kernel="6.4.1")), "error") == ["NV-KBAD"]
+    assert ids(dc.check_known_bad("525.105.17", "open", host(kernel="6.5.1")), "error") == ["NV-KBAD"]
+    assert ids(dc.check_known_bad("535.54.03", "open", host(kernel="6.5.1")), "error") == ["NV-KBAD"]
+    # 470 is not in NVIDIA's open repository: its rows are unconfirmed, so they warn and never block.
+    assert dc.check_known_bad("470.256.02", "proprietary", host(kernel="6.8.12")) == []
+    assert [f["severity"] for f in dc.check_known_bad("470.161.03", "proprietary", host(kernel="6.5.1"))] == ["warning", "warning"]
 
 
 @pytest.mark.parametrize("row", data.CANN_HDK, ids=lambda row: row["cann"])
@@ -244,6 +291,74 @@ def test_ascend_stack():
     assert [f["severity"] for f in dc.check_firmware("26.0.0", "7.8.0", None, {})] == ["warning"]
 
 
+def test_b300_needs_580_82_07():
+    """B300/GB300 are first listed by the open modules at 580.82.07: R570 must not pass them."""
+    for card in (gpu("b300", "blackwell", "10.3", "B300 SXM6 AC"), gpu("gb300", "blackwell", "10.3", "GB300")):
+        assert ids(dc.check_gpu_rules("570.172.08", "open", [card]), "error") == ["NV-MINBR"]
+        assert ids(dc.check_gpu_rules("580.76.05", "open", [card]), "error") == ["NV-MINBR"]
+        assert dc.check_gpu_rules("580.82.07", "open", [card]) == []
+
+
+def test_cuda_13_2_and_13_3():
+    facts = host([gpu()])
+    full = [f for f in run({"nvidia_driver": "590.48.01", "cuda": ["13.2"]}, facts) if f["id"] == "NV-CUDA"]
+    assert [f["severity"] for f in full] == ["warning"]
+    assert "595.58.03" in full[0]["message"]
+    assert [f for f in run({"nvidia_driver": "610.43.02", "cuda": ["13.3"]}, facts) if f["id"] == "NV-CUDA"] == []
+    assert "610.43.02" in [f for f in run({"nvidia_driver": "595.58.03", "cuda": ["13.3.0"]}, facts) if f["id"] == "NV-CUDA"][0]["message"]
+
+
+def test_cann_9_1_accepts_its_whole_compatibility_table():
+    for hdk in ("25.2.0", "25.3.RC1", "25.5.1", "26.0.RC1", "25.7.RC1", "26.1.0"):
+        assert dc.check_cann("9.1.0", hdk) == [], hdk
+    assert ids(dc.check_cann("9.1.0", "25.0.3"), "error") == ["ASC-CANN"]
+    assert ids(dc.check_cann("9.2.0", "25.2.0"), "error") == ["ASC-CANN"]
+    assert dc.check_cann("9.2.0", "26.2.RC1") == []
+    assert dc.check_cann("8.5.2", "25.0.1") == []
+    assert dc.check_cann("9.0.0", "26.1.0") == []
+
+
+@pytest.mark.parametrize(
+    ("os_id", "os_version", "os_release", "kernel", "seen"),
+    [
+        ("Kylin Linux Advanced Server", "V10", "Lance", "4.19.90-52.22.v2207.ky10.aarch64", ("kylin", "V10 SP3")),
+        ("Kylin Linux Advanced Server", "V10", "Sword", "4.19.90-24.4.v2101.ky10.aarch64", ("kylin", "V10 SP2")),
+        ("Kylin Linux Advanced Server", "V10", "Tercel", "4.19.90-17.ky10.aarch64", ("kylin", "V10 SP1")),
+        ("Kylin Linux Advanced Server", "V10", "Halberd", "4.19.90-89.11.v2401.ky10.aarch64", ("kylin", "V10")),
+        ("Uos", "20", "fuyu", "4.19.90-2211.5.0.0178.22.uel20.aarch64", ("uos", "V20 1050u2e")),
+        ("UnionTech", "20", "fuyu", "4.19.90-2106.3.0.0095.up2.uel20.aarch64", ("uos", "1020e")),
+        ("Uos", "20", "fuyu", "4.19.90-2109.1.0.0108.up2.uel20.aarch64", ("uos", "1021e")),
+        ("openEuler", "22.03", "LTS", "5.10.0-60.18.0.50.oe2203.aarch64", ("openeuler", "22.03")),
+    ],
+)
+def test_ascend_os_names_as_ansible_reports_them(os_id, os_version, os_release, kernel, seen):
+    assert dc.ascend_os(os_id, os_version, os_release, kernel) == seen
+
+
+def test_kylin_v10_sp3_and_uos_match_the_910b_table():
+    npus = [{"gres_type": "910b"}] * 8
+    kylin = host(kernel="4.19.90-52.22.v2207.ky10.aarch64", npus=npus)
+    assert [f["severity"] for f in dc.check_ascend_os("Kylin Linux Advanced Server", "V10", kylin, False, "Lance")] == ["info"]
+    unknown = dc.check_ascend_os("Kylin Linux Advanced Server", "V10", kylin, False, "Halberd")
+    assert [f["severity"] for f in unknown] == ["error"]
+    assert "Kylin Linux Advanced Server V10 (Halberd), read as kylin V10," in unknown[0]["message"]
+    uos = host(kernel="4.19.90-2211.5.0.0178.22.uel20.aarch64", npus=npus)
+    assert [f["severity"] for f in dc.check_ascend_os("Uos", "20", uos, False, "fuyu")] == ["info"]
+    old = host(kernel="4.19.90-2106.3.0.0095.up2.uel20.aarch64", npus=[{"gres_type": "910"}])
+    assert dc.check_ascend_os("Uos", "20", old, False, "fuyu") == []
+
+
+def test_data_age_warns_after_a_year():
+    as_of = datetime.datetime.strptime(data.AS_OF, "%Y-%m-%d").date()
+    assert dc.check_data_age(as_of + datetime.timedelta(days=data.MAX_AGE_DAYS)) == []
+    late = dc.check_data_age(as_of + datetime.timedelta(days=data.MAX_AGE_DAYS + 1))
+    assert [(f["id"], f["severity"]) for f in late] == [("DATA-AGE", "warning")]
+    assert data.AS_OF in late[0]["message"]
+    assert "Refreshing the data" in late[0]["message"]
+    assert "DATA-AGE" in ids(dc.evaluate({"nvidia_driver": "580.95.05"}, host([gpu()]), datetime.date(2030, 1, 1)))
+    assert dc.evaluate({}, host(), datetime.date(2030, 1, 1)) == []
+
+
 def test_split_skips():
     findings = [{"id": "NV-FM", "severity": "error"}, {"id": "NV-EOL", "severity": "warning"}]
     assert dc.split(findings, ["NV-FM"]) == ([findings[1]], [findings[0]])
@@ -268,6 +383,7 @@ def test_module_passes_good_stack_and_reports_warnings(run_module):
     assert "failed" not in result
     assert result["errors"] == 0
     assert result["fabricmanager_package"] == "nvidia-fabricmanager-570"
+    assert result["data_as_of"] == data.AS_OF
     assert ids(result["findings"]) == ["NV-EOL"]
 
 
@@ -277,6 +393,13 @@ def test_module_skip_is_reported(run_module):
     assert result["errors"] == 0
     assert ids(result["skipped_findings"]) == ["NV-FM"]
     assert "skipped" not in result  # Ansible would take the task for skipped
+
+
+def test_module_reads_kylin_service_pack_from_os_release(run_module):
+    facts = host(kernel="4.19.90-52.22.v2207.ky10.aarch64", npus=[{"gres_type": "910b"}] * 8)
+    args = {"facts": facts, "ascend_driver": "25.5.0", "os_id": "Kylin Linux Advanced Server", "os_version": "V10", "today": "2026-12-05"}
+    assert run_module(driver_compat.main, dict(args, os_release="Lance"))["errors"] == 0
+    assert "ASC-OSK" in run_module(driver_compat.main, args)["msg"]
 
 
 def test_module_rejects_bad_date(run_module):
