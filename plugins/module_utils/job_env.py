@@ -122,12 +122,14 @@ def _quoted(variables):
 def job_env_script(facts, variables, partitions, npu=None, known_partitions=None):
     """What the TaskProlog prints, per partition: node defaults < job_env_vars < job_env_partitions[partition].
 
-    Returns ``{"default": [[NAME, quoted value], ...], "partitions": [[quoted
+    Returns ``{"npus": bool, "default": [[NAME, quoted value], ...], "partitions": [[quoted
     partition, [[NAME, quoted value], ...]], ...]}``, sorted, quoted for sh.
     """
     settings = job_env_settings(variables, partitions, known_partitions)
     node = _merge(job_env_defaults(facts, npu), settings["vars"])
     return {
+        # Whether the TaskProlog gives a job its NPUs on the node (ASCEND_RT_VISIBLE_DEVICES).
+        "npus": bool(facts.get("npu") if npu is None else npu),
         "default": _quoted(node),
         "partitions": [[shlex.quote(name), _quoted(_merge(node, overrides))] for name, overrides in sorted(settings["partitions"].items())],
     }

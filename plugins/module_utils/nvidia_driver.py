@@ -18,7 +18,8 @@ Two sources:
 
 Every package that carries the driver's version is pinned to it
 (``name=<version>-*``) and held, so an upgrade cannot move the driver away from
-the fabric manager or the kernel module away from the userland.
+the fabric manager, nvidia-persistenced (NVIDIA's repository) or the kernel
+module away from the userland.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -40,6 +41,8 @@ DEBIAN = {
         "versioned": ["nvidia-smi", "libcuda1", "libnvidia-ml1", "firmware-nvidia-gsp"],
     },
 }
+# Debian's nvidia-persistenced is its own source package (550.x, serving both series), so it is not pinned there;
+# NVIDIA's repository versions it with the driver, so there it is pinned and held like the driver.
 UNVERSIONED = ["nvidia-persistenced"]
 
 
@@ -89,10 +92,12 @@ def nvidia_driver_packages(version, source="debian", flavour="open", fabricmanag
                 "set nvidia_driver_source: nvidia_repo (NVIDIA's CUDA repository or a mirror)",
             )
         versioned = [kernel] + series["versioned"]
+        unversioned = UNVERSIONED
         fm_package = None
     elif source == "nvidia_repo":
         kernel = "nvidia-kernel-open-dkms" if flavour == "open" else "nvidia-kernel-dkms"
-        versioned = [kernel, "nvidia-driver-cuda"]
+        versioned = [kernel, "nvidia-driver-cuda", "nvidia-persistenced"]
+        unversioned = []
         fm_package = None
         if fabricmanager:
             fm_package = "nvidia-fabricmanager" if int(branch) >= 580 else "nvidia-fabricmanager-%s" % branch
@@ -100,7 +105,7 @@ def nvidia_driver_packages(version, source="debian", flavour="open", fabricmanag
     else:
         _fail("nvidia_driver_source", source, "use debian or nvidia_repo")
     return {
-        "install": ["%s=%s-*" % (name, version) for name in versioned] + UNVERSIONED,
+        "install": ["%s=%s-*" % (name, version) for name in versioned] + unversioned,
         "hold": versioned,
         "fabricmanager": fm_package,
     }

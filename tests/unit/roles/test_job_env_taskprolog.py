@@ -21,10 +21,12 @@ IB_NODE = {"hcas": [IB1, IB, ROCE], "default_interface": "bond0", "npu": False, 
 # The TaskProlog, rendered as the template module does (trim_blocks) and run by sh.
 
 
-def render(script, directory):
+def render(script, directory, device_dir):
     env = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters["comment"] = lambda text: "# " + text
-    return env.from_string(TEMPLATE.read_text()).render(ansible_managed="Ansible managed", __job_env_script=script, __job_env_dir=str(directory))
+    return env.from_string(TEMPLATE.read_text()).render(
+        ansible_managed="Ansible managed", __job_env_script=script, __job_env_dir=str(directory), __job_env_device_dir=str(device_dir)
+    )
 
 
 @pytest.fixture
@@ -32,16 +34,23 @@ def taskprolog(tmp_path):
     """``taskprolog(script, env)`` -> the lines the rendered TaskProlog prints with exactly ``env`` (plus PATH)."""
     dropins = tmp_path / "job-env.d"
     dropins.mkdir()
+    devices = tmp_path / "dev"
+    devices.mkdir()
+    tools = tmp_path / "bin"  # stand-ins for Slurm's commands
+    tools.mkdir()
     path = tmp_path / "taskprolog"
 
     def run(script, env=None):
-        path.write_text(render(script, dropins))
-        done = subprocess.run(["sh", str(path)], env=dict(env or {}, PATH=os.environ["PATH"]), capture_output=True, text=True, timeout=30, check=False)
+        path.write_text(render(script, dropins, devices))
+        env = dict(env or {}, PATH="%s:%s" % (tools, os.environ["PATH"]))
+        done = subprocess.run(["sh", str(path)], env=env, capture_output=True, text=True, timeout=30, check=False)
         assert done.returncode == 0
         assert done.stderr == ""
         return done.stdout.splitlines()
 
     run.dropins = dropins
+    run.devices = devices
+    run.tools = tools
     return run
 
 
@@ -127,11 +136,67 @@ def test_dropins_are_sourced_and_what_they_change_is_exported_first(taskprolog):
 
 
 def test_an_empty_dropin_directory_and_empty_settings_print_nothing(taskprolog):
-    assert taskprolog({"default": [], "partitions": []}) == []
-    assert taskprolog({"default": [], "partitions": [["debug", []]]}, {"SLURM_JOB_PARTITION": "debug"}) == []
+    assert taskprolog({"npus": False, "default": [], "partitions": []}) == []
+    assert taskprolog({"npus": False, "default": [], "partitions": [["debug", []]]}, {"SLURM_JOB_PARTITION": "debug"}) == []
 
 
 def test_a_multiline_variable_in_the_task_does_not_leak_into_the_output(taskprolog):
     (taskprolog.dropins / "cann.sh").write_text("export ASCEND_HOME=/usr/local/Ascend\n")
-    lines = taskprolog({"default": [], "partitions": []}, {"MULTI": "one\nFAKE=two", "BASH_FUNC_x%%": "() { :\n}"})
+    lines = taskprolog({"npus": False, "default": [], "partitions": []}, {"MULTI": "one\nFAKE=two", "BASH_FUNC_x%%": "() { :\n}"})
     assert lines == ["export ASCEND_HOME=/usr/local/Ascend"]
+
+
+# ASCEND_RT_VISIBLE_DEVICES from the job's GRES indices on this node (scontrol -d show job).
+
+NPU_SCRIPT = {"npus": True, "default": [], "partitions": []}
+JOB = """JobId=42 JobName=train
+   UserId=alice(1000) GroupId=alice(1000) MCS_label=N/A
+   JobState=RUNNING Reason=None Dependency=(null)
+   NodeList=npu-[a-b]
+     Nodes=npu-a CPU_IDs=0-47 Mem=0 GRES=npu:910b:2(IDX:3-4)
+     Nodes=npu-[b-c] CPU_IDs=0-23 Mem=0 GRES=gpu:h200:1(IDX:0),npu:910b:3(IDX:0,6-7)
+   TresPerNode=gres/npu:2
+"""
+
+
+@pytest.fixture
+def npu_node(taskprolog):
+    """A node with davinci0-3 and davinci8-11 (a gap: index 4 is davinci8), and a stand-in scontrol."""
+    for number in (0, 1, 2, 3, 8, 9, 10, 11):
+        (taskprolog.devices / ("davinci%d" % number)).write_text("")
+    (taskprolog.devices / "davinci_manager").write_text("")
+    (taskprolog.tools / "job.txt").write_text(JOB)
+    scontrol = taskprolog.tools / "scontrol"
+    scontrol.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in\n'
+        '"-d show job 42") cat "%s" ;;\n'
+        '"show hostnames npu-[b-c]") printf "npu-b\\nnpu-c\\n" ;;\n'
+        '*) echo "scontrol: $*: not found" >&2; exit 1 ;;\n'
+        "esac\n" % (taskprolog.tools / "job.txt")
+    )
+    scontrol.chmod(0o755)
+    return taskprolog
+
+
+def test_a_job_gets_its_npus_on_this_node_by_device_number(npu_node):
+    assert npu_node(NPU_SCRIPT, {"SLURM_JOB_ID": "42", "SLURMD_NODENAME": "npu-a"}) == exported(("ASCEND_RT_VISIBLE_DEVICES", "3,8"))
+    # A node in a hostlist, with a GPU beside its NPUs: only the NPUs' indices count.
+    assert npu_node(NPU_SCRIPT, {"SLURM_JOB_ID": "42", "SLURMD_NODENAME": "npu-c"}) == exported(("ASCEND_RT_VISIBLE_DEVICES", "0,10,11"))
+
+
+def test_no_npus_no_variable(npu_node):
+    assert npu_node(NPU_SCRIPT, {"SLURM_JOB_ID": "42", "SLURMD_NODENAME": "npu-z"}) == []
+    (npu_node.tools / "job.txt").write_text(JOB.replace("npu:910b:2(IDX:3-4)", "gpu:h200:2(IDX:3-4)"))
+    assert npu_node(NPU_SCRIPT, {"SLURM_JOB_ID": "42", "SLURMD_NODENAME": "npu-a"}) == []
+    # scontrol failing (controller unreachable, job gone) prints nothing on stderr and fails no task.
+    assert npu_node(NPU_SCRIPT, {"SLURM_JOB_ID": "7", "SLURMD_NODENAME": "npu-a"}) == []
+    # A node without NPUs renders none of this.
+    assert npu_node(dict(NPU_SCRIPT, npus=False), {"SLURM_JOB_ID": "42", "SLURMD_NODENAME": "npu-a"}) == []
+
+
+def test_the_users_own_npu_choice_wins(npu_node):
+    assert npu_node(NPU_SCRIPT, {"SLURM_JOB_ID": "42", "SLURMD_NODENAME": "npu-a", "ASCEND_RT_VISIBLE_DEVICES": "0"}) == []
+    # The batch step's value is replaced by this node's in a step on another node.
+    batch = {"ASCEND_RT_VISIBLE_DEVICES": "3,8", "AICLUSTER_JOB_ENV_ASCEND_RT_VISIBLE_DEVICES": "3,8"}
+    assert npu_node(NPU_SCRIPT, dict(batch, SLURM_JOB_ID="42", SLURMD_NODENAME="npu-b")) == exported(("ASCEND_RT_VISIBLE_DEVICES", "0,10,11"))

@@ -33,6 +33,10 @@ def test_an_npu_node_gets_the_hccl_interface():
 def test_the_npu_setting_beats_detection():
     assert "HCCL_SOCKET_IFNAME" not in job_env_defaults(NPU_NODE, npu=False)
     assert job_env_defaults(PLAIN_NODE, npu=True)["HCCL_SOCKET_IFNAME"] == "=eth0"
+    # The TaskProlog gives jobs their NPUs (ASCEND_RT_VISIBLE_DEVICES) on NPU nodes only.
+    assert job_env_script(NPU_NODE, {}, {})["npus"] is True
+    assert job_env_script(NPU_NODE, {}, {}, npu=False)["npus"] is False
+    assert job_env_script(PLAIN_NODE, {}, {}, npu=True)["npus"] is True
 
 
 def test_a_node_without_default_route_sets_no_interface():
@@ -42,6 +46,7 @@ def test_a_node_without_default_route_sets_no_interface():
 def test_user_variables_merge_over_the_defaults_and_null_removes_one():
     script = job_env_script(IB_NODE, {"NCCL_IB_HCA": "=mlx5_0", "NCCL_SOCKET_IFNAME": None, "NCCL_IB_GID_INDEX": 3, "NCCL_IB_TIMEOUT": 22.5}, {})
     assert script == {
+        "npus": False,
         "default": [["NCCL_IB_DISABLE", "0"], ["NCCL_IB_GID_INDEX", "3"], ["NCCL_IB_HCA", "=mlx5_0"], ["NCCL_IB_TIMEOUT", "22.5"]],
         "partitions": [],
     }

@@ -40,7 +40,10 @@ def test_debian_550_flavours(flavour, kernel):
 def test_nvidia_repo_fabric_manager_renamed_at_r580(branch, fm, expected):
     plan = nvidia_driver_packages(branch, "nvidia_repo", "open", fm)
     assert plan["fabricmanager"] == expected
-    assert plan["install"][:2] == ["nvidia-kernel-open-dkms=%s-*" % branch, "nvidia-driver-cuda=%s-*" % branch]
+    assert plan["install"][:3] == ["nvidia-kernel-open-dkms=%s-*" % branch, "nvidia-driver-cuda=%s-*" % branch, "nvidia-persistenced=%s-*" % branch]
+    # NVIDIA's repository versions nvidia-persistenced with the driver: pinned and held with it.
+    assert "nvidia-persistenced" in plan["hold"]
+    assert "nvidia-persistenced" not in plan["install"]
     if expected:
         assert "%s=%s-*" % (expected, branch) in plan["install"]
         assert expected in plan["hold"]
