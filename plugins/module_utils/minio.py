@@ -28,6 +28,7 @@ import posixpath
 import re
 from urllib.parse import urlsplit
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import quoting
 from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 
 # Erasure set sizes MinIO accepts (cmd/endpoint-ellipses.go setSizes); this
@@ -428,8 +429,15 @@ def _secret_errors(variable, value):
         errors.append("%s is MinIO's well-known default minioadmin; %s" % (variable, SECRET_FIX))
     elif len(value) < MIN_SECRET_LENGTH:
         errors.append("%s is shorter than %d characters; %s" % (variable, MIN_SECRET_LENGTH, SECRET_FIX))
-    if _WHITESPACE.search(value):
-        errors.append("%s contains whitespace or a control character, which environment files cut; %s" % (variable, SECRET_FIX))
+    if variable == "minio_root_password" and value != value.strip():
+        # Measured: MinIO trims the environment value it reads, so such a root password never works.
+        errors.append("%s starts or ends with whitespace, which MinIO trims from its environment; %s" % (variable, SECRET_FIX))
+    # Written to /etc/default/minio (the root password) and rclone.conf (the job key), each quoted for its parser.
+    for file_format in ("systemd_env", "rclone"):
+        unwritable = quoting.problem(value, file_format, variable)
+        if unwritable:
+            errors.append(unwritable)
+            break
     return errors
 
 

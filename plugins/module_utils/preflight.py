@@ -15,7 +15,7 @@ import base64
 import binascii
 import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import apt_repository, gres, slurm_conf, slurm_schema, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils import apt_repository, gres, quoting, slurm_conf, slurm_schema, topology
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
@@ -276,6 +276,9 @@ def check_accounting(groups, storage_pass):
                 variable="slurmdbd_storage_pass",
             )
         )
+    unwritable = quoting.problem(storage_pass, "slurm", "slurmdbd_storage_pass") if dbd and storage_pass else None
+    if unwritable:
+        findings.append(_finding("secrets", "error", unwritable, variable="slurmdbd_storage_pass"))
     return findings
 
 

@@ -6,7 +6,12 @@ The lab is recreated bare, with accounting and a single-node MinIO on the
 controller (tests/secrets/inventory.yml), and
 site.yml runs once at -vvv with random secrets generated here and given in a
 0600 vars file: the database password, the MinIO root password and the jobs'
-secret key. The
+secret key. They are hostile on purpose: spaces, quotes, #, $, backslashes,
+backquotes, ; and non-ASCII letters, so each file's quoting
+(plugins/module_utils/quoting.py) is proved by the services that read them:
+slurmdbd logs in to MariaDB with its StoragePass, MinIO takes its root
+password from /etc/default/minio (the role then creates the bucket with it),
+and rclone lists the bucket with the job key from rclone.conf. The
 munge key is the one the run generates on the controller, read back from the
 hosts afterwards. The whole output (stdout and stderr) must hold none of them
 (raw, base64 and hex, also with the output's whitespace removed, so a
@@ -39,6 +44,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / ".cache" / "collections"))
+
+from ansible_collections.aicluster.slurm.plugins.module_utils import quoting  # noqa: E402
+
 INVENTORIES = ["inventories/lab", "tests/secrets/inventory.yml"]
 MUNGE_KEY = "/etc/munge/munge.key"
 # Groups whose hosts hold the file, path, and the documented "owner group mode":
@@ -52,18 +61,34 @@ FILES = (
     (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint", "root training 750"),
     (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint/rclone.conf", "root training 640"),
 )
-# The file that must contain each generated secret, on every host it is checked on.
+# The file that must contain each generated secret, quoted for its format, on every host it is checked on.
 USED_IN = {
-    "slurmdbd_storage_pass": "/etc/slurm/slurmdbd.conf",
-    "minio_root_password": "/etc/default/minio",
-    "minio_checkpoint_secret_key": "/etc/aicluster/checkpoint/rclone.conf",
+    "slurmdbd_storage_pass": ("/etc/slurm/slurmdbd.conf", "slurm"),
+    "minio_root_password": ("/etc/default/minio", "systemd_env"),
+    "minio_checkpoint_secret_key": ("/etc/aicluster/checkpoint/rclone.conf", "rclone"),
 }
+# What the secrets are made of: letters and digits, and the characters each file format must quote. Slurm's
+# parser cannot carry a double quote (preflight refuses one in slurmdbd_storage_pass). No { or }: Ansible
+# templates variable values, so a secret holding "{{" must be tagged !unsafe (docs/security.md), which is not
+# what this test is about. MinIO takes 8 to 40 bytes; 24 characters with a few 2-byte ones stay under that.
+HOSTILE = " \"'#$\\`;=%!&*()<>|~^"
+NON_ASCII = "éüßø"
+FORBIDDEN = {"slurmdbd_storage_pass": '"'}
+TRIMMED = ("minio_root_password",)
 WHITESPACE = re.compile(rb"\s+")
 
 
-def random_secret(length=32):
-    alphabet = string.ascii_letters + string.digits
-    return "".join(secrets.choice(alphabet) for position in range(length))
+def random_secret(name, length=24):
+    """Letters and digits with hostile characters and non-ASCII letters mixed in, starting with a space (but TRIMMED)."""
+    hostile = [char for char in HOSTILE if char not in FORBIDDEN.get(name, "")]
+    chars = [secrets.choice(string.ascii_letters + string.digits) for position in range(length - 6)]
+    chars += [secrets.choice(hostile) for position in range(4)] + [secrets.choice(NON_ASCII) for position in range(2)]
+    secrets.SystemRandom().shuffle(chars)
+    # A space at either end is the hardest case for the parsers that trim; keep one there, except where the
+    # service itself trims (MinIO's root password from its environment; preflight refuses one).
+    if name in TRIMMED:
+        return secrets.choice(string.ascii_letters) + "".join(chars[1:-1]) + secrets.choice(string.ascii_letters)
+    return " " + "".join(chars[1:])
 
 
 def encodings(name, value):
@@ -157,11 +182,29 @@ def check_files(groups):
 def check_used(groups, generated):
     """Secret name -> hosts whose file does not contain it (empty: used everywhere)."""
     missing = {}
-    for name, path in USED_IN.items():
+    for name, (path, file_format) in USED_IN.items():
         holders = next(holders for holders, file_path, expected in FILES if file_path == path)
         hosts = sorted({host for group in holders for host in groups.get(group, [])})
-        missing[name] = [host for host in hosts if generated[name].encode() not in (docker_read(host, path) or b"")]
+        written = quoting.quote(generated[name], file_format, name).encode()
+        missing[name] = [host for host in hosts if written not in (docker_read(host, path) or b"")]
     return missing
+
+
+def check_services(groups):
+    """Problems with the services that read the secrets (empty: each one works with its secret)."""
+    problems = []
+    dbd = groups["slurmdbd"][0]
+    if run(["docker", "exec", dbd, "sacctmgr", "-n", "show", "cluster"], capture_output=True).returncode != 0:
+        problems.append("slurmdbd does not answer (its StoragePass did not log in to MariaDB?)")
+    for host in sorted(set(groups.get("slurmctld", [])) | set(groups.get("slurm_compute", []))):
+        listing = run(
+            ["docker", "exec", host, "rclone", "--config", "/etc/aicluster/checkpoint/rclone.conf", "lsf", "checkpoints:checkpoints"],
+            capture_output=True,
+            text=True,
+        )
+        if listing.returncode != 0:
+            problems.append("rclone on %s cannot list the bucket with the job key: %s" % (host, listing.stderr.strip()[-200:]))
+    return problems
 
 
 # Passes the schema, but the node exporter holds that port on the slurmdbd
@@ -209,7 +252,7 @@ def main():
 
     started = time.monotonic()
     groups = inventory_groups()
-    generated = {name: random_secret() for name in USED_IN}
+    generated = {name: random_secret(name) for name in USED_IN}
     report = {"inventories": INVENTORIES, "hosts": groups["all"]}
     with tempfile.TemporaryDirectory(prefix="aicluster-secrets-") as work:
         secrets_file = Path(work) / "secrets.json"
@@ -242,6 +285,7 @@ def main():
             report["secret_hits"] = sum(hits.values())
             report["secrets_not_in_their_file"] = {name: hosts for name, hosts in check_used(groups, generated).items() if hosts}
             report["files"], report["bad_modes"] = check_files(groups)
+            report["service_problems"] = check_services(groups) if report["converge_rc"] == 0 else ["not checked: the converge failed"]
             report["files_checked"] = len(report["files"])
             if report["converge_rc"] == 0:
                 print("slurmdbd_config that stops slurmdbd (DbdPort on a port in use): must be rolled back")
@@ -284,6 +328,8 @@ def main():
         problems.append("secrets in the output: %s" % ", ".join(name for name, count in report["hits"].items() if count))
     if report["bad_modes"]:
         problems.append("%d files with the wrong owner, group or mode" % len(report["bad_modes"]))
+    for problem in report["service_problems"]:
+        problems.append("a service that reads a secret: %s" % problem)
     if report["secrets_not_in_their_file"]:
         problems.append("secrets not written where they are used: %s" % report["secrets_not_in_their_file"])
     if not report["munge_key_same_on_all_hosts"]:

@@ -17,11 +17,17 @@ def _needles():
     return needles
 
 
-def test_random_secrets_are_long_and_differ():
-    first, second = secrets_run.random_secret(), secrets_run.random_secret()
-    assert len(first) == 32
+def test_random_secrets_are_long_hostile_and_differ():
+    first, second = secrets_run.random_secret("minio_checkpoint_secret_key"), secrets_run.random_secret("minio_checkpoint_secret_key")
+    assert len(first) == 24
     assert first != second
-    assert first.isalnum()
+    assert first.startswith(" ")
+    assert not secrets_run.random_secret("minio_root_password").startswith(" ")
+    assert sum(char in secrets_run.HOSTILE for char in first) >= 4
+    assert sum(char in secrets_run.NON_ASCII for char in first) >= 1
+    assert len(first.encode()) <= 40  # MinIO's limit
+    # Slurm's files cannot carry a double quote: the database password never has one.
+    assert all('"' not in secrets_run.random_secret("slurmdbd_storage_pass") for attempt in range(200))
 
 
 def test_clean_output_has_no_hits():

@@ -420,10 +420,17 @@ def test_reserved_characters_in_access_key():
     assert messages == ["minio_checkpoint_access_key contains '=' or ',', which MinIO reserves in access keys; use letters, digits, '-', '_' or '.'"]
 
 
-def test_whitespace_in_secret():
-    messages = _credential_messages(root_password="has a space in it")
-    assert len(messages) == 1
-    assert "whitespace" in messages[0]
+def test_secrets_may_hold_anything_printable_but_not_a_line_break():
+    """Quoted for /etc/default/minio and rclone.conf, a secret may hold spaces, quotes, #, $ and backslashes."""
+    assert _credential_messages(root_password='has a "space" # $HOME \\ \u00e9', job_secret_key=" `back` 'quotes' ;x ") == []
+    # MinIO trims its environment: a root password with whitespace at an end would never log in.
+    [trimmed] = _credential_messages(root_password=" leading space-0123456")
+    assert trimmed.startswith("minio_root_password starts or ends with whitespace, which MinIO trims")
+    messages = _credential_messages(root_password="two\nlines of secret")
+    assert messages == ["minio_root_password contains a line break or another control character; give one line of printable text"]
+    both = _credential_messages(job_secret_key='a`b""" and more')
+    assert len(both) == 1
+    assert both[0].startswith("minio_checkpoint_secret_key contains both a backquote and")
 
 
 def test_job_access_key_equal_to_root_user():

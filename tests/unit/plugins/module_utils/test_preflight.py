@@ -317,8 +317,11 @@ def test_check_slurm_config_linuxproc_warns_in_any_case():
         ({"slurmdbd": ["dbd1"]}, "", ["secrets"]),
         ({"slurmdbd": ["dbd1"]}, "Pw0rd-x9", ["secrets"]),
         ({"slurmdbd": ["dbd1", "dbd2"]}, "x" * 24, ["slurmdbd_count"]),
+        ({"slurmdbd": ["dbd1"]}, " spaces # $HOME \\ 'q' `b` é ", []),
+        ({"slurmdbd": ["dbd1"]}, 'long enough "quoted" password', ["secrets"]),
+        ({"slurmdbd": ["dbd1"]}, "long enough password\nsecond line", ["secrets"]),
     ],
-    ids=["ok", "no-dbd-no-password", "no-group", "missing-password", "short-password", "two-dbd"],
+    ids=["ok", "no-dbd-no-password", "no-group", "missing-password", "short-password", "two-dbd", "hostile-ok", "double-quote", "line-break"],
 )
 def test_check_accounting(groups, password, expected):
     findings = preflight.check_accounting(groups, password)
