@@ -1,0 +1,185 @@
+"""The example training job (roles/minio/templates/train.sbatch.j2), run by bash with stand-ins for Slurm and rclone.
+
+The stand-in rclone keeps the bucket in a local directory and can be told to
+fail uploads; the stand-in scontrol keeps the job's Comment in a file. The
+real thing runs in the storage scenario (MinIO, Slurm, a requeue to another
+node); here the cases a scenario cannot stage cheaply: a requeue onto the same
+node with checkpoints that never reached MinIO, a job id used again, an upload
+that does not match, and SIGTERM during training.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jinja2
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATE = ROOT / "roles" / "minio" / "templates" / "train.sbatch.j2"
+TRAINER = ROOT / "roles" / "minio" / "files" / "toy_train.py"
+
+RCLONE = r"""#!/bin/sh
+# rclone stand-in: "checkpoints:checkpoints/PATH" is $FAKE_S3/PATH.
+log() { echo "rclone $*" >> "$FAKE_S3.calls"; }
+log "$@"
+path() { case "$1" in checkpoints:checkpoints/*) echo "$FAKE_S3/${1#checkpoints:checkpoints/}" ;; *) echo "$1" ;; esac; }
+[ "$1" = check ] && shift && [ "$1" = --one-way ] && shift && [ "$1" = --quiet ] && shift && set -- check "$@"
+case "$1" in
+cat) cat "$(path "$2")" 2>/dev/null; exit 0 ;;
+rcat) mkdir -p "$(dirname "$(path "$2")")" && cat > "$(path "$2")" ;;
+copy)
+  [ -e "$FAKE_S3.fail" ] && case "$2" in /*) exit 1 ;; esac
+  mkdir -p "$(path "$3")" && cp -r "$(path "$2")/." "$(path "$3")/"
+  # A corrupted upload: the copy differs from the local files.
+  [ -e "$FAKE_S3.corrupt" ] && case "$2" in /*) echo x >> "$(path "$3")/weights.bin" ;; esac
+  exit 0 ;;
+check) diff -r "$(path "$2")" "$(path "$3")" > /dev/null ;;
+*) echo "stand-in rclone: $*" >&2; exit 2 ;;
+esac
+"""
+
+SCONTROL = r"""#!/bin/sh
+# scontrol stand-in: the job's Comment lives in $FAKE_JOB.comment.
+echo "scontrol $*" >> "$FAKE_JOB.calls"
+case "$1 $2" in
+"show job") echo "JobId=$3 JobName=train"; [ -s "$FAKE_JOB.comment" ] && echo "   Comment=$(cat "$FAKE_JOB.comment")"; exit 0 ;;
+"update JobId="*) printf '%s' "${3#Comment=}" > "$FAKE_JOB.comment" ;;
+"requeue "*) : ;;
+*) exit 1 ;;
+esac
+"""
+
+
+def render():
+    env = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["comment"] = lambda text: "# " + text
+    return env.from_string(TEMPLATE.read_text()).render(
+        ansible_managed="Ansible managed",
+        __minio_client_rclone_conf="/dev/null",
+        __minio_client_remote="checkpoints:checkpoints",
+        __minio_client_share=str(TRAINER.parent),
+    )
+
+
+@pytest.fixture
+def job(tmp_path):
+    """``job(steps, job_id=7, wait=True)`` runs the job script; the bucket is tmp_path/s3, the node's disk tmp_path/node."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name, text in (("rclone", RCLONE), ("scontrol", SCONTROL)):
+        (tools / name).write_text(text)
+        (tools / name).chmod(0o755)
+    script = tmp_path / "train.sbatch"
+    script.write_text(render())
+    (tmp_path / "s3").mkdir()
+    (tmp_path / "node").mkdir()
+
+    def run(steps, job_id=7, wait=True, comment_file="job"):
+        env = {
+            "PATH": "%s:%s" % (tools, os.environ["PATH"]),
+            "FAKE_S3": str(tmp_path / "s3"),
+            "FAKE_JOB": str(tmp_path / comment_file),
+            "SLURM_JOB_ID": str(job_id),
+            "SLURM_JOB_NAME": "train",
+            "TMPDIR": str(tmp_path / "node"),
+            "CHECKPOINT_UPLOAD_INTERVAL": "0.1",
+            "TRAIN_CMD": "%s %s" % (sys.executable, TRAINER),
+            "TRAIN_ARGS": "--steps %d --save-every 10 --step-seconds %s --size-kib 4" % (steps, "0" if wait else "0.02"),
+        }
+        process = subprocess.Popen(["bash", str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if wait:
+            output = process.communicate(timeout=60)[0]
+            return process.returncode, output
+        return process
+
+    run.tmp = tmp_path
+    return run
+
+
+def runs(tmp_path):
+    return sorted(path.name for path in (tmp_path / "s3").iterdir() if path.is_dir())
+
+
+def test_a_run_keeps_its_id_across_requeues_and_a_reused_job_id_starts_afresh(job):
+    rc, output = job(20)
+    assert rc == 0, output
+    [run] = runs(job.tmp)
+    assert run.startswith("train-7-")
+    assert len(run) == len("train-7-") + 16
+    assert (job.tmp / "s3" / run / "latest").read_text().strip() == "step-00000020"
+    assert "checkpoint-run=" + run.rsplit("-", 1)[1] == (job.tmp / "job.comment").read_text()
+    # A requeue: same job, same Comment, same prefix; it resumes from step 20.
+    rc, output = job(30)
+    assert rc == 0, output
+    assert runs(job.tmp) == [run]
+    assert "toy_train: resumed from step-00000020" in output
+    # Job id 7 again after the controller lost its state: no Comment yet, so a new run.
+    rc, output = job(10, comment_file="other-job")
+    assert rc == 0, output
+    assert len(runs(job.tmp)) == 2
+    assert "no checkpoint under" in output
+    assert "resumed" not in output
+
+
+def test_a_requeue_onto_the_same_node_uploads_what_the_last_run_left_and_deletes_nothing(job):
+    (job.tmp / "s3.fail").touch()
+    rc, output = job(20)
+    assert rc != 0  # the checkpoints never reached MinIO
+    assert "NOT uploaded" in output
+    [local] = list((job.tmp / "node").iterdir())
+    assert sorted(path.name for path in local.iterdir() if path.name.startswith("step-")) == ["step-00000010", "step-00000020"]
+    # The requeued run on the same node: the network works again.
+    (job.tmp / "s3.fail").unlink()
+    rc, output = job(30)
+    assert rc == 0, output
+    assert "uploading what the last run left here: step-00000010 step-00000020" in output
+    assert "resuming from step-00000020, uploaded to" in output
+    [run] = runs(job.tmp)
+    assert sorted(path.name for path in (job.tmp / "s3" / run).iterdir()) == ["latest", "step-00000010", "step-00000020", "step-00000030"]
+
+
+def test_a_requeue_that_still_cannot_upload_does_not_start(job):
+    (job.tmp / "s3.fail").touch()
+    job(10)
+    rc, output = job(20)
+    assert rc == 1
+    assert "not starting (they stay in" in output
+    [local] = list((job.tmp / "node").iterdir())
+    assert (local / "step-00000010" / "COMPLETE").exists()
+
+
+def test_an_upload_that_does_not_match_is_never_deleted_locally(job):
+    (job.tmp / "s3.corrupt").touch()
+    rc, output = job(40)
+    assert rc != 0
+    assert "upload of step-00000010 failed" in output
+    [local] = list((job.tmp / "node").iterdir())
+    # With CHECKPOINT_KEEP_LOCAL=2 an unchecked pass would have deleted the two oldest.
+    assert sorted(path.name for path in local.iterdir() if path.name.startswith("step-")) == [
+        "step-00000010",
+        "step-00000020",
+        "step-00000030",
+        "step-00000040",
+    ]
+    [run] = runs(job.tmp)
+    assert not (job.tmp / "s3" / run / "latest").exists()
+
+
+def test_sigterm_saves_and_uploads_before_exit(job):
+    process = job(100000, wait=False)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list((job.tmp / "s3").glob("*/latest")):
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    output = process.communicate(timeout=60)[0]
+    assert "terminated: save and upload before Slurm kills the job" in output
+    saved = [line for line in output.splitlines() if "and stopped" in line]
+    assert saved, output
+    name = saved[0].split("saved ")[1].split(" ")[0]
+    assert "every checkpoint is in" in output
+    [run] = runs(job.tmp)
+    assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
