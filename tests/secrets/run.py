@@ -179,6 +179,12 @@ def check_files(groups):
     return rows, bad
 
 
+def fact_cache_mode():
+    """The control node's fact cache directory's mode (ansible.cfg: .cache/facts); preflight makes it 0700."""
+    path = ROOT / ".cache" / "facts"
+    return "%o" % (path.stat().st_mode & 0o777) if path.is_dir() else "missing"
+
+
 def check_used(groups, generated):
     """Secret name -> hosts whose file does not contain it (empty: used everywhere)."""
     missing = {}
@@ -285,6 +291,7 @@ def main():
             report["secret_hits"] = sum(hits.values())
             report["secrets_not_in_their_file"] = {name: hosts for name, hosts in check_used(groups, generated).items() if hosts}
             report["files"], report["bad_modes"] = check_files(groups)
+            report["fact_cache_mode"] = fact_cache_mode()
             report["service_problems"] = check_services(groups) if report["converge_rc"] == 0 else ["not checked: the converge failed"]
             report["files_checked"] = len(report["files"])
             if report["converge_rc"] == 0:
@@ -328,6 +335,8 @@ def main():
         problems.append("secrets in the output: %s" % ", ".join(name for name, count in report["hits"].items() if count))
     if report["bad_modes"]:
         problems.append("%d files with the wrong owner, group or mode" % len(report["bad_modes"]))
+    if report.get("fact_cache_mode") != "700":
+        problems.append("the control node's fact cache .cache/facts has mode %s, not 700" % report.get("fact_cache_mode"))
     for problem in report["service_problems"]:
         problems.append("a service that reads a secret: %s" % problem)
     if report["secrets_not_in_their_file"]:
