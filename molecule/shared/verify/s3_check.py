@@ -1,7 +1,9 @@
 """S3 checks for the storage scenario (verify/storage.yml), run on the control node.
 
-The endpoint and key pair come from S3_ENDPOINT, S3_ACCESS_KEY and
-S3_SECRET_KEY; every command prints one JSON object.
+The endpoint and key pair come from the JSON file S3_CREDENTIALS names
+({"endpoint", "access_key", "secret_key"}, 0600): never from the command
+line or the environment, which -vvv and ps show. Every command prints one
+JSON object.
 
   write BUCKET PREFIX COUNT   objects of random sizes, and a manifest of their sha256
   check BUCKET PREFIX         read every object of the manifest back, compare sha256
@@ -22,8 +24,10 @@ from minio.error import S3Error
 
 
 def _client():
-    url = urlparse(os.environ["S3_ENDPOINT"])
-    return Minio(url.netloc, access_key=os.environ["S3_ACCESS_KEY"], secret_key=os.environ["S3_SECRET_KEY"], secure=url.scheme == "https")
+    with open(os.environ["S3_CREDENTIALS"], encoding="utf-8") as handle:
+        credentials = json.load(handle)
+    url = urlparse(credentials["endpoint"])
+    return Minio(url.netloc, access_key=credentials["access_key"], secret_key=credentials["secret_key"], secure=url.scheme == "https")
 
 
 def _put(client, bucket, key, data):
