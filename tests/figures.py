@@ -4,10 +4,12 @@
 
 Reads what the producers wrote under build/figures/: badinput.json (make
 badinput: tests/badinput/run.py), secrets.json (make secrets:
-tests/secrets/run.py) and outage.json (the midsize scenario's verify,
-molecule/shared/verify/outage.yml). Prints
+tests/secrets/run.py), outage.json (the midsize scenario's verify,
+molecule/shared/verify/outage.yml) and outsider.json (the startup scenario's
+verify, molecule/shared/verify/outsider.yml). Prints
 
     bad inputs rejected cleanly N of N | cluster down after bad input 0 | secret hits in logs 0 | jobs lost across the outage 0
+    | unauthenticated endpoints 0
 
 writes build/figures/summary.json, and exits non-zero when a figure is
 missing, malformed or bad.
@@ -92,12 +94,32 @@ def outage(document):
     return lost, str(lost), problems
 
 
+def outsider(document):
+    """(value, text, problems) of the outsider probe: endpoints that served data without credentials."""
+    listening = _int(document, "listening")
+    reachable, unauthenticated = document.get("outsider_reachable"), document.get("unauthenticated")
+    if not isinstance(reachable, list) or not isinstance(unauthenticated, list):
+        raise ValueError("has no lists outsider_reachable and unauthenticated")
+    count = _int(document, "outsider_unauthenticated") + len(unauthenticated)
+    problems = []
+    if listening == 0:
+        problems.append("no listening port was probed")
+    if reachable:
+        problems.append("the outsider reached %s" % ", ".join(reachable))
+    if count:
+        problems.append("%d endpoints served data without credentials: %s" % (count, ", ".join(unauthenticated)))
+    if document.get("not_cluster_tls"):
+        problems.append("HTTP endpoints without the cluster CA's TLS: %s" % ", ".join(document["not_cluster_tls"]))
+    return count, str(count), problems
+
+
 # (key, label, file, producer, judge)
 FIGURES = (
     ("bad_inputs_rejected_cleanly", "bad inputs rejected cleanly", "badinput.json", "make badinput", badinput),
     ("cluster_down_after_bad_input", "cluster down after bad input", "badinput.json", "make badinput", cluster_down),
     ("secret_hits_in_logs", "secret hits in logs", "secrets.json", "make secrets", secrets),
     ("jobs_lost_across_the_outage", "jobs lost across the outage", "outage.json", "make scenario S=midsize", outage),
+    ("unauthenticated_endpoints", "unauthenticated endpoints", "outsider.json", "make scenario S=startup LAB_RELEASE=forky", outsider),
 )
 
 

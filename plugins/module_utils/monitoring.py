@@ -96,13 +96,24 @@ def _job_hosts(job, groups):
         yield host
 
 
-def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None):
+def _client(tls):
+    """What a scrape or an alert push needs for an endpoint with the cluster's web configuration (``tls``: see prometheus_config)."""
+    return {
+        "scheme": "https",
+        "tls_config": {"ca_file": tls["ca_file"]},
+        "basic_auth": {"username": tls["username"], "password_file": tls["password_file"]},
+    }
+
+
+def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, tls=None):
     """Prometheus ``scrape_configs`` for ``jobs`` with targets from ``groups``.
 
     ``jobs``: ``[{name, port, groups: [...], hosts: [...], metrics_path, scheme,
-    scrape_interval}]``; a job whose groups are absent or empty is left out.
-    ``addresses``: ``{host: address}`` where a host is not reached by its
-    inventory name.
+    scrape_interval, tls}]``; a job whose groups are absent or empty is left out.
+    ``tls: true`` marks an exporter that serves the cluster's web configuration
+    (roles/tls): with ``tls`` given (the CA file and the scrape user), it is
+    scraped over HTTPS with basic auth. ``addresses``: ``{host: address}``
+    where a host is not reached by its inventory name.
     """
     addresses = addresses or {}
     names = set()
@@ -123,8 +134,17 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None):
             config["scrape_interval"] = _duration("prometheus_scrape_jobs: job %s: scrape_interval" % name, job.get("scrape_interval") or scrape_interval)
         if job.get("metrics_path"):
             config["metrics_path"] = job["metrics_path"]
+        if not isinstance(job.get("tls", False), bool):
+            raise MonitoringError(
+                "prometheus_scrape_jobs: job %s: tls %r is not true or false; set it to true for an exporter that serves roles/tls' web configuration"
+                % (name, job["tls"])
+            )
         if job.get("scheme"):
             config["scheme"] = job["scheme"]
+        if job.get("tls") and tls:
+            if job.get("scheme") == "http":
+                raise MonitoringError("prometheus_scrape_jobs: job %s: scheme http with tls true; drop one of them" % name)
+            config.update(_client(tls))
         if major >= 3:
             config["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
         config["static_configs"] = [{"targets": ["%s:%d" % (addresses.get(host, host), port)], "labels": {"host": _short(host)}} for host in hosts]
@@ -183,8 +203,12 @@ def prometheus_config(settings, groups):
     ``evaluation_interval``, ``rule_files`` (absolute globs), ``alertmanagers``
     (host:port), ``jobs`` and ``addresses`` (see :func:`scrape_configs`),
     ``self`` (this Prometheus' host:port), ``slurm_config`` (slurm.conf as
-    written) and ``slurm_endpoints`` (see :func:`slurmctld_scrape_config`).
+    written), ``slurm_endpoints`` (see :func:`slurmctld_scrape_config`) and
+    ``tls``: ``{ca_file, username, password_file}`` where Prometheus,
+    Alertmanager and the exporters serve TLS with basic auth (roles/tls), or
+    empty.
     """
+    tls = settings.get("tls") or None
     major = int(settings.get("major") or 2)
     if major not in PROMETHEUS_MAJORS:
         raise MonitoringError("prometheus: major version %r is not supported; this role knows %s" % (major, ", ".join(map(str, PROMETHEUS_MAJORS))))
@@ -196,15 +220,21 @@ def prometheus_config(settings, groups):
     own = [{"job_name": "prometheus", "static_configs": [{"targets": [settings["self"]]}]}]
     if settings.get("alertmanagers"):
         own.append({"job_name": "alertmanager", "static_configs": [{"targets": list(settings["alertmanagers"])}]})
-    if major >= 3:
-        for job in own:
+    for job in own:
+        if major >= 3:
             job["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
+        if tls:
+            job.update(_client(tls))
     config = {"global": global_config}
     if settings.get("alertmanagers"):
         # v2 is the only API both 2.x and 3.x accept (3.x rejects v1).
-        config["alerting"] = {"alertmanagers": [{"api_version": "v2", "static_configs": [{"targets": list(settings["alertmanagers"])}]}]}
+        alertmanager = {"api_version": "v2"}
+        if tls:
+            alertmanager.update(_client(tls))
+        alertmanager["static_configs"] = [{"targets": list(settings["alertmanagers"])}]
+        config["alerting"] = {"alertmanagers": [alertmanager]}
     config["rule_files"] = list(settings.get("rule_files") or [])
-    config["scrape_configs"] = own + scrape_configs(settings.get("jobs") or [], groups, settings.get("addresses"), major)
+    config["scrape_configs"] = own + scrape_configs(settings.get("jobs") or [], groups, settings.get("addresses"), major, tls=tls)
     slurmctld = slurmctld_scrape_config(
         settings.get("slurm_config"), groups.get("slurmctld") or [], settings.get("slurm_endpoints"), settings.get("addresses"), major
     )

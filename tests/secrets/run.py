@@ -5,15 +5,17 @@
 The lab is recreated bare, with accounting and a single-node MinIO on the
 controller (tests/secrets/inventory.yml), and
 site.yml runs once at -vvv with random secrets generated here and given in a
-0600 vars file: the database password, the MinIO root password and the jobs'
-secret key. They are hostile on purpose: spaces, quotes, #, $, backslashes,
+0600 vars file: the database password, the MinIO root password, the jobs'
+secret key and the monitoring admin password. They are hostile on purpose: spaces, quotes, #, $, backslashes,
 backquotes, ; and non-ASCII letters, so each file's quoting
 (plugins/module_utils/quoting.py) is proved by the services that read them:
 slurmdbd logs in to MariaDB with its StoragePass, MinIO takes its root
 password from /etc/default/minio (the role then creates the bucket with it),
-and rclone lists the bucket with the job key from rclone.conf. The
-munge key is the one the run generates on the controller, read back from the
-hosts afterwards. The whole output (stdout and stderr) must hold none of them
+rclone lists the bucket with the job key from rclone.conf, and every node
+exporter, Prometheus and Alertmanager answer the admin password over HTTPS
+(verified against the cluster CA) and refuse a request without it. The
+munge key, the CA key and the scrape password are the ones the run
+generates on the controller, read back afterwards. The whole output (stdout and stderr) must hold none of them
 (raw, base64 and hex, also with the output's whitespace removed, so a
 wrapped line still counts); each secret must be in the file that uses it
 (else the test would prove nothing); and the files holding them must have the
@@ -60,12 +62,27 @@ FILES = (
     (("minio",), "/etc/default/minio", "root root 600"),
     (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint", "root training 750"),
     (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint/rclone.conf", "root training 640"),
+    # roles/tls (docs/security.md): the CA and the credentials of record on the first controller, each host's key.
+    (("slurmctld",), "/etc/aicluster/pki", "root root 700"),
+    (("slurmctld",), "/etc/aicluster/pki/ca.key", "root root 600"),
+    (("slurmctld",), "/etc/aicluster/secrets/monitoring", "root root 700"),
+    (("slurmctld",), "/etc/aicluster/secrets/monitoring/scrape.password", "root root 600"),
+    (("slurmctld", "slurm_compute"), "/etc/aicluster/tls/host.key", "root root 600"),
+    (("slurmctld", "slurm_compute"), "/etc/prometheus/tls/host.key", "root prometheus 640"),
+    (("slurmctld", "slurm_compute"), "/etc/prometheus/web-config.yml", "root prometheus 640"),
+    (("monitoring",), "/etc/prometheus/scrape.password", "root prometheus 640"),
 )
+# Secrets the run generates on the first controller, read back afterwards and searched for like the given ones.
+GENERATED_ON_CONTROLLER = {
+    "monitoring scrape password": "/etc/aicluster/secrets/monitoring/scrape.password",
+    "CA key": "/etc/aicluster/pki/ca.key",
+}
 # The file that must contain each generated secret, quoted for its format, on every host it is checked on.
 USED_IN = {
     "slurmdbd_storage_pass": ("/etc/slurm/slurmdbd.conf", "slurm"),
     "minio_root_password": ("/etc/default/minio", "systemd_env"),
     "minio_checkpoint_secret_key": ("/etc/aicluster/checkpoint/rclone.conf", "rclone"),
+    "tls_monitoring_admin_password": ("/etc/prometheus/web-config.yml", "bcrypt"),
 }
 # What the secrets are made of: letters and digits, and the characters each file format must quote. Slurm's
 # parser cannot carry a double quote (preflight refuses one in slurmdbd_storage_pass). No { or }: Ansible
@@ -74,7 +91,10 @@ USED_IN = {
 HOSTILE = " \"'#$\\`;=%!&*()<>|~^"
 NON_ASCII = "éüßø"
 FORBIDDEN = {"slurmdbd_storage_pass": '"'}
-TRIMMED = ("minio_root_password",)
+# The services trim these (MinIO's environment, password files); preflight refuses outer whitespace in them.
+TRIMMED = ("minio_root_password", "tls_monitoring_admin_password")
+# Given, but never written as such: endpoints keep only its bcrypt hash (check_services logs in with it).
+HASHED = ("tls_monitoring_admin_password",)
 WHITESPACE = re.compile(rb"\s+")
 
 
@@ -189,11 +209,49 @@ def check_used(groups, generated):
     """Secret name -> hosts whose file does not contain it (empty: used everywhere)."""
     missing = {}
     for name, (path, file_format) in USED_IN.items():
+        if name in HASHED:
+            continue
         holders = next(holders for holders, file_path, expected in FILES if file_path == path)
         hosts = sorted({host for group in holders for host in groups.get(group, [])})
         written = quoting.quote(generated[name], file_format, name).encode()
         missing[name] = [host for host in hosts if written not in (docker_read(host, path) or b"")]
     return missing
+
+
+# Runs in a container, the password on stdin (never on a command line): the HTTP status of a GET with basic auth
+# (an empty password: none), verifying the server against the cluster CA.
+HTTPS_GET = """
+import base64, ssl, sys, urllib.error, urllib.request
+url, password = sys.argv[1], sys.stdin.read()
+request = urllib.request.Request(url)
+if password:
+    request.add_header("Authorization", "Basic " + base64.b64encode(("admin:" + password).encode()).decode())
+try:
+    print(urllib.request.urlopen(request, context=ssl.create_default_context(cafile="/etc/aicluster/tls/ca.crt"), timeout=10).status)
+except urllib.error.HTTPError as error:
+    print(error.code)
+except Exception as error:
+    print("error: %s" % error)
+"""
+
+
+def https_status(host, url, password):
+    proc = run(["docker", "exec", "-i", host, "python3", "-c", HTTPS_GET, url], input=password, capture_output=True, text=True)
+    return (proc.stdout.strip() or proc.stderr.strip()[-200:]).splitlines()[-1]
+
+
+def check_endpoints(groups, password):
+    """Problems with the monitoring endpoints (roles/tls): each answers 200 to admin over HTTPS, 401 without."""
+    problems = []
+    endpoints = [(host, 9100, "/metrics") for host in sorted(set(groups.get("slurmctld", [])) | set(groups.get("slurm_compute", [])))]
+    endpoints += [(host, port, "/-/ready") for host in groups.get("monitoring", []) for port in (9090, 9093)]
+    client = groups["slurmctld"][0]
+    for host, port, path in endpoints:
+        url = "https://%s:%d%s" % (host, port, path)
+        statuses = (https_status(client, url, password), https_status(client, url, ""))
+        if statuses != ("200", "401"):
+            problems.append("%s: admin got %s, no credentials got %s (expected 200, 401)" % (url, statuses[0], statuses[1]))
+    return problems
 
 
 def check_services(groups):
@@ -282,6 +340,11 @@ def main():
             needles = {}
             for name, value in generated.items():
                 needles.update(encodings(name, value.encode()))
+            for name, path in GENERATED_ON_CONTROLLER.items():
+                value = (docker_read(groups["slurmctld"][0], path) or b"").strip()
+                report.setdefault("generated_missing", []).extend([] if value else [name])
+                if value:
+                    needles.update(encodings(name, value))
             for index, key in enumerate(distinct):
                 needles.update(encodings("munge key" + (" #%d" % (index + 1) if index else ""), key))
 
@@ -292,7 +355,11 @@ def main():
             report["secrets_not_in_their_file"] = {name: hosts for name, hosts in check_used(groups, generated).items() if hosts}
             report["files"], report["bad_modes"] = check_files(groups)
             report["fact_cache_mode"] = fact_cache_mode()
-            report["service_problems"] = check_services(groups) if report["converge_rc"] == 0 else ["not checked: the converge failed"]
+            report["service_problems"] = (
+                check_services(groups) + check_endpoints(groups, generated["tls_monitoring_admin_password"])
+                if report["converge_rc"] == 0
+                else ["not checked: the converge failed"]
+            )
             report["files_checked"] = len(report["files"])
             if report["converge_rc"] == 0:
                 print("slurmdbd_config that stops slurmdbd (DbdPort on a port in use): must be rolled back")
@@ -333,6 +400,8 @@ def main():
         problems.append("slurmdbd rollback: %s" % "; ".join(rollback["problems"]))
     if report["secret_hits"]:
         problems.append("secrets in the output: %s" % ", ".join(name for name, count in report["hits"].items() if count))
+    if report.get("generated_missing"):
+        problems.append("generated secrets missing on the first controller: %s" % ", ".join(report["generated_missing"]))
     if report["bad_modes"]:
         problems.append("%d files with the wrong owner, group or mode" % len(report["bad_modes"]))
     if report.get("fact_cache_mode") != "700":

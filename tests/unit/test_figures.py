@@ -21,6 +21,7 @@ GOOD = {
     },
     "secrets.json": {"secret_hits": 0, "secrets_checked": ["munge key (raw)"], "files_checked": 11, "bad_modes": [], "passed": True},
     "outage.json": {"jobs_submitted": 10, "jobs_recorded": 10, "jobs_lost": 0},
+    "outsider.json": {"listening": 9, "outsider_reachable": [], "outsider_unauthenticated": 0, "unauthenticated": [], "not_cluster_tls": []},
 }
 
 
@@ -34,6 +35,7 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
     assert figures.main(["--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "bad inputs rejected cleanly 56 of 56 | cluster down after bad input 0 | secret hits in logs 0 | jobs lost across the outage 0" in out
+    assert "| unauthenticated endpoints 0" in out
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["passed"] is True
     assert summary["figures"] == {
@@ -41,6 +43,7 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
         "cluster_down_after_bad_input": 0,
         "secret_hits_in_logs": 0,
         "jobs_lost_across_the_outage": 0,
+        "unauthenticated_endpoints": 0,
     }
 
 
@@ -49,6 +52,10 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
     [
         ("badinput.json", {"rejected_cleanly": 55, "total": 56, "baseline": {"passed": True}}, "1 of 56 cases were not rejected cleanly"),
         ("badinput.json", {"rejected_cleanly": 0, "total": 0, "baseline": {"passed": True}}, "no case was tried"),
+        ("outsider.json", dict(GOOD["outsider.json"], outsider_reachable=["ctl:9090"]), "the outsider reached ctl:9090"),
+        ("outsider.json", dict(GOOD["outsider.json"], unauthenticated=["node1:9100"]), "1 endpoints served data without credentials: node1:9100"),
+        ("outsider.json", dict(GOOD["outsider.json"], not_cluster_tls=["node1:9101"]), "without the cluster CA's TLS: node1:9101"),
+        ("outsider.json", dict(GOOD["outsider.json"], listening=0), "no listening port was probed"),
         ("badinput.json", {"rejected_cleanly": 56, "total": 56, "baseline": {"passed": False}}, "did not pass preflight"),
         (
             "badinput.json",
@@ -92,4 +99,4 @@ def test_a_missing_figure_names_its_producer(tmp_path, capsys):
     assert "outage.json is missing: run make scenario S=midsize" in out
     assert "jobs lost across the outage missing" in out
     rows = figures.collect(tmp_path)
-    assert [row["problems"] == [] for row in rows] == [True, True, True, False]
+    assert [row["problems"] == [] for row in rows] == [True, True, True, False, True]

@@ -251,3 +251,41 @@ def test_slurm_openmetrics_reads_metrics_type():
     assert monitoring.slurm_openmetrics(OPENMETRICS)
     assert not monitoring.slurm_openmetrics({"MetricsType": " "})
     assert not monitoring.slurm_openmetrics(None)
+
+
+TLS = {"ca_file": "/etc/prometheus/tls/ca.crt", "username": "scrape", "password_file": "/etc/prometheus/scrape.password"}
+CLIENT = {
+    "scheme": "https",
+    "tls_config": {"ca_file": "/etc/prometheus/tls/ca.crt"},
+    "basic_auth": {"username": "scrape", "password_file": "/etc/prometheus/scrape.password"},
+}
+
+
+def _jobs_by_name(config):
+    return {s["job_name"]: s for s in config["scrape_configs"]}
+
+
+def test_with_tls_prometheus_alertmanager_and_tls_jobs_are_scraped_over_https_with_the_scrape_user():
+    jobs = [dict(JOBS[0], tls=True), {"name": "plain", "port": 9200, "groups": ["slurm_compute"]}]
+    config = monitoring.prometheus_config(_settings(jobs=jobs, tls=TLS), GROUPS)
+    scrapes = _jobs_by_name(config)
+    for name in ("prometheus", "alertmanager", "node"):
+        assert {key: scrapes[name][key] for key in CLIENT} == CLIENT, name
+    assert not set(CLIENT) & set(scrapes["plain"])
+    (alertmanager,) = config["alerting"]["alertmanagers"]
+    assert {key: alertmanager[key] for key in CLIENT} == CLIENT
+
+
+def test_without_tls_a_tls_job_stays_plain():
+    config = monitoring.prometheus_config(_settings(jobs=[dict(JOBS[0], tls=True)], tls={}), GROUPS)
+    assert all(not set(CLIENT) & set(s) for s in config["scrape_configs"])
+    assert not set(CLIENT) & set(config["alerting"]["alertmanagers"][0])
+
+
+@pytest.mark.parametrize(
+    ("job", "message"),
+    [({"tls": "yes"}, "tls 'yes' is not true or false"), ({"tls": True, "scheme": "http"}, "scheme http with tls true")],
+)
+def test_a_bad_tls_setting_names_the_job_and_the_fix(job, message):
+    with pytest.raises(monitoring.MonitoringError, match="job node: " + message):
+        monitoring.prometheus_config(_settings(jobs=[dict(JOBS[0], **job)], tls=TLS), GROUPS)
