@@ -194,10 +194,13 @@ def findings(settings, groups_of_host=()):
             networks(variable, settings.get(variable, []))
         except FirewallError as error:
             result.append(finding("firewall", str(error), variable))
-    try:
-        plan(groups_of_host, settings.get("ports") or {})
-    except FirewallError as error:
-        result.append(finding("firewall", str(error), str(error).split(":", 1)[0]))
+    # The ports only where the firewall will open them: each role checks its own port settings, so a firewall
+    # that is off must not report them first (with another play's message).
+    if settings.get("firewall_enabled"):
+        try:
+            plan(groups_of_host, settings.get("ports") or {})
+        except FirewallError as error:
+            result.append(finding("firewall", str(error), str(error).split(":", 1)[0]))
     if settings.get("firewall_enabled") and not settings.get("firewall_ssh_networks"):
         result.append(
             finding(

@@ -119,3 +119,10 @@ def test_the_default_scrape_jobs_are_the_prometheus_roles():
     defaults = yaml.safe_load((ROOT / "roles/prometheus/defaults/main.yml").read_text())["prometheus_scrape_jobs"]
     exporters = [{k: job[k] for k in ("name", "port", "groups")} for job in defaults if job["name"] not in ("node", "minio")]
     assert exporters == list(firewall.DEFAULT_SCRAPE_JOBS)
+
+
+def test_a_firewall_that_is_off_leaves_the_ports_to_their_roles():
+    ports = {"minio_port": "nine-thousand"}
+    assert firewall.findings({"firewall_enabled": False, "ports": ports}, ["minio"]) == []
+    (found,) = firewall.findings({"firewall_enabled": True, "firewall_ssh_networks": ["10.0.0.0/8"], "ports": ports}, ["minio"])
+    assert "minio_port: 'nine-thousand' is not a TCP port" in found["message"]
