@@ -71,8 +71,8 @@ def networks(variable, values):
 
 
 def _by_family(nets):
-    four = sorted({n for n in nets if ipaddress.ip_network(n).version == 4}, key=lambda n: ipaddress.ip_network(n))
-    six = sorted({n for n in nets if ipaddress.ip_network(n).version == 6}, key=lambda n: ipaddress.ip_network(n))
+    four = sorted({n for n in nets if ipaddress.ip_network(n).version == 4}, key=ipaddress.ip_network)
+    six = sorted({n for n in nets if ipaddress.ip_network(n).version == 6}, key=ipaddress.ip_network)
     return four, six
 
 
