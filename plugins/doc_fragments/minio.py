@@ -27,6 +27,11 @@ options:
       - PEM file of the CA that signed the server's certificate, for C(https) with a private CA.
       - Without it the system's CA store is used (or E(SSL_CERT_FILE) when set).
     type: path
+  ca_content:
+    description:
+      - The CA's certificate as PEM text, verified instead of O(ca_file) (the cluster CA read from a host with
+        M(ansible.builtin.slurp)).
+    type: str
   validate_certs:
     description: Whether to verify the server's TLS certificate. Only turn this off in a lab.
     type: bool

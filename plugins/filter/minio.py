@@ -22,4 +22,5 @@ class FilterModule:
             "minio_input_findings": _wrap(minio.input_findings),
             "minio_job_policy": _wrap(minio.job_policy),
             "minio_expand": _wrap(minio.expand),
+            "minio_client_endpoints": _wrap(minio.client_endpoints),
         }

@@ -481,10 +481,44 @@ def input_findings(settings, credentials):
         error = bucket_name_error(settings["bucket"])
         if error:
             findings.append(_finding("minio_checkpoint_bucket", error))
+    findings += [_finding("minio_client_endpoint", message) for message in client_endpoint_errors(settings)]
     return findings
 
 
+_ENDPOINT = re.compile(r"^https?://(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?$")
+
+
+def client_endpoint_errors(settings):
+    """minio_client_endpoint (a URL or empty) and minio_client_endpoints (a list of URLs), as written into rclone.conf and
+    the endpoints file jobs read: each an http(s)://host[:port] URL on one line."""
+    errors = []
+    values = [("minio_client_endpoint", settings.get("client_endpoint", ""))]
+    listed = settings.get("client_endpoints", [])
+    if not isinstance(listed, list):
+        errors.append("minio_client_endpoints %r is not a list; give a list of URLs such as https://minio1.example.net:9000" % (listed,))
+        listed = []
+    values += [("minio_client_endpoints[%d]" % index, value) for index, value in enumerate(listed)]
+    for variable, value in values:
+        if variable == "minio_client_endpoint" and value == "":
+            continue
+        if not isinstance(value, str) or not _ENDPOINT.match(value):
+            errors.append("%s %r is not an http(s)://host[:port] URL on one line; set e.g. https://minio1.example.net:9000" % (variable, value))
+    return errors
+
+
 # Bucket, policy, lifecycle
+
+
+def client_endpoints(hosts, addresses=None, scheme="https", port=9000, first=None):
+    """The endpoints a checkpoint client tries in order: ``first`` (the client endpoint), then every MinIO host's URL
+    (``scheme://address:port``, ``addresses`` mapping a host to the name clients reach it by), each once."""
+    addresses = addresses or {}
+    urls = [first] if first else []
+    for host in hosts or []:
+        url = "%s://%s:%s" % (scheme, _bracket(str(addresses.get(host, host))), port)
+        if url not in urls:
+            urls.append(url)
+    return urls
 
 
 def bucket_name_error(bucket, variable="minio_checkpoint_bucket"):

@@ -96,13 +96,13 @@ def _job_hosts(job, groups):
         yield host
 
 
-def _client(tls):
-    """What a scrape or an alert push needs for an endpoint with the cluster's web configuration (``tls``: see prometheus_config)."""
-    return {
-        "scheme": "https",
-        "tls_config": {"ca_file": tls["ca_file"]},
-        "basic_auth": {"username": tls["username"], "password_file": tls["password_file"]},
-    }
+def _client(tls, auth=True):
+    """What a scrape or an alert push needs for an endpoint with the cluster's web configuration (``tls``: see prometheus_config);
+    ``auth`` false: the cluster CA's TLS only (MinIO, which refuses basic auth)."""
+    client = {"scheme": "https", "tls_config": {"ca_file": tls["ca_file"]}}
+    if auth:
+        client["basic_auth"] = {"username": tls["username"], "password_file": tls["password_file"]}
+    return client
 
 
 def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, tls=None):
@@ -112,7 +112,9 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, 
     scrape_interval, tls}]``; a job whose groups are absent or empty is left out.
     ``tls: true`` marks an exporter that serves the cluster's web configuration
     (roles/tls): with ``tls`` given (the CA file and the scrape user), it is
-    scraped over HTTPS with basic auth. ``addresses``: ``{host: address}``
+    scraped over HTTPS with basic auth; ``tls: ca``, over HTTPS verified with
+    the cluster CA, without basic auth (MinIO with the cluster's certificate).
+    ``addresses``: ``{host: address}``
     where a host is not reached by its inventory name.
     """
     addresses = addresses or {}
@@ -134,17 +136,17 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, 
             config["scrape_interval"] = _duration("prometheus_scrape_jobs: job %s: scrape_interval" % name, job.get("scrape_interval") or scrape_interval)
         if job.get("metrics_path"):
             config["metrics_path"] = job["metrics_path"]
-        if not isinstance(job.get("tls", False), bool):
+        if job.get("tls", False) not in (True, False, "ca"):
             raise MonitoringError(
-                "prometheus_scrape_jobs: job %s: tls %r is not true or false; set it to true for an exporter that serves roles/tls' web configuration"
-                % (name, job["tls"])
+                "prometheus_scrape_jobs: job %s: tls %r is not true, false or ca; set it to true for an exporter that serves roles/tls' web"
+                " configuration, ca for HTTPS with the cluster CA only" % (name, job["tls"])
             )
         if job.get("scheme"):
             config["scheme"] = job["scheme"]
         if job.get("tls") and tls:
             if job.get("scheme") == "http":
-                raise MonitoringError("prometheus_scrape_jobs: job %s: scheme http with tls true; drop one of them" % name)
-            config.update(_client(tls))
+                raise MonitoringError("prometheus_scrape_jobs: job %s: scheme http with tls %s; drop one of them" % (name, job["tls"]))
+            config.update(_client(tls, auth=job["tls"] is True))
         if major >= 3:
             config["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
         config["static_configs"] = [{"targets": ["%s:%d" % (addresses.get(host, host), port)], "labels": {"host": _short(host)}} for host in hosts]

@@ -281,14 +281,14 @@ def main():
             credentials=StaticProvider(params["access_key"], params["secret_key"]),
             secure=target["secure"],
             cert_check=params["validate_certs"],
-            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"]),
+            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"], params["ca_content"]),
         )
         user_client = Minio(
             target["host"],
             access_key=params["user_access_key"],
             secret_key=params["user_secret_key"],
             secure=target["secure"],
-            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"]),
+            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"], params["ca_content"]),
         )
         result = ensure_access(
             admin,

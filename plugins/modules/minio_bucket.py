@@ -273,7 +273,7 @@ def main():
             access_key=params["access_key"],
             secret_key=params["secret_key"],
             secure=target["secure"],
-            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"]),
+            http_client=minio_sdk.http_client(params["validate_certs"], params["ca_file"], params["ca_content"]),
         )
         result = ensure_bucket(
             client,

@@ -71,6 +71,9 @@ FILES = (
     (("slurmctld", "slurm_compute"), "/etc/prometheus/tls/host.key", "root prometheus 640"),
     (("slurmctld", "slurm_compute"), "/etc/prometheus/web-config.yml", "root prometheus 640"),
     (("monitoring",), "/etc/prometheus/scrape.password", "root prometheus 640"),
+    # MinIO serves the cluster CA's host certificate; the accounting dumps (docs/accounting.md).
+    (("minio",), "/etc/minio/certs/private.key", "root minio-user 640"),
+    (("slurmdbd",), "/var/backups/slurm-accounting", "root root 700"),
 )
 # Secrets the run generates on the first controller, read back afterwards and searched for like the given ones.
 GENERATED_ON_CONTROLLER = {

@@ -1,7 +1,8 @@
 """S3 checks for the storage scenario (verify/storage.yml), run on the control node.
 
 The endpoint and key pair come from the JSON file S3_CREDENTIALS names
-({"endpoint", "access_key", "secret_key"}, 0600): never from the command
+({"endpoint", "access_key", "secret_key", "ca_pem"}, 0600; ca_pem: the CA
+that verifies an https endpoint): never from the command
 line or the environment, which -vvv and ps show. Every command prints one
 JSON object.
 
@@ -16,9 +17,11 @@ import hashlib
 import io
 import json
 import os
+import ssl
 import sys
 from urllib.parse import urlparse
 
+import urllib3
 from minio import Minio
 from minio.error import S3Error
 
@@ -27,7 +30,10 @@ def _client():
     with open(os.environ["S3_CREDENTIALS"], encoding="utf-8") as handle:
         credentials = json.load(handle)
     url = urlparse(credentials["endpoint"])
-    return Minio(url.netloc, access_key=credentials["access_key"], secret_key=credentials["secret_key"], secure=url.scheme == "https")
+    http = None
+    if credentials.get("ca_pem"):
+        http = urllib3.PoolManager(cert_reqs="CERT_REQUIRED", ssl_context=ssl.create_default_context(cadata=credentials["ca_pem"]))
+    return Minio(url.netloc, access_key=credentials["access_key"], secret_key=credentials["secret_key"], secure=url.scheme == "https", http_client=http)
 
 
 def _put(client, bucket, key, data):

@@ -26,6 +26,14 @@ RCLONE = r"""#!/bin/sh
 # rclone stand-in: "checkpoints:checkpoints/PATH" is $FAKE_S3/PATH.
 log() { echo "rclone $*" >> "$FAKE_S3.calls"; }
 log "$@"
+# The job's endpoint flags: an endpoint listed in $FAKE_S3.down refuses the connection.
+while [ "${1#--}" != "$1" ]; do
+  case "$1" in
+  --s3-endpoint) grep -qxF "$2" "$FAKE_S3.down" 2>/dev/null && { echo "dial tcp: connection refused" >&2; exit 1; }; shift 2 ;;
+  --contimeout | --low-level-retries | --retries) shift 2 ;;
+  *) break ;;
+  esac
+done
 path() { case "$1" in checkpoints:checkpoints/*) echo "$FAKE_S3/${1#checkpoints:checkpoints/}" ;; *) echo "$1" ;; esac; }
 [ "$1" = check ] && shift && [ "$1" = --one-way ] && shift && [ "$1" = --quiet ] && shift && set -- check "$@"
 case "$1" in
@@ -62,6 +70,7 @@ def render():
         __minio_client_rclone_conf="/dev/null",
         __minio_client_remote="checkpoints:checkpoints",
         __minio_client_share=str(TRAINER.parent),
+        __minio_client_endpoints_file="/nonexistent/endpoints",
     )
 
 
@@ -78,7 +87,7 @@ def job(tmp_path):
     (tmp_path / "s3").mkdir()
     (tmp_path / "node").mkdir()
 
-    def run(steps, job_id=7, wait=True, comment_file="job"):
+    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None):
         env = {
             "PATH": "%s:%s" % (tools, os.environ["PATH"]),
             "FAKE_S3": str(tmp_path / "s3"),
@@ -90,6 +99,9 @@ def job(tmp_path):
             "TRAIN_CMD": "%s %s" % (sys.executable, TRAINER),
             "TRAIN_ARGS": "--steps %d --save-every 10 --step-seconds %s --size-kib 4" % (steps, "0" if wait else "0.02"),
         }
+        if endpoints is not None:
+            (tmp_path / "endpoints").write_text("# the endpoints, in order\n" + "".join(url + "\n" for url in endpoints))
+            env["CHECKPOINT_ENDPOINTS"] = str(tmp_path / "endpoints")
         process = subprocess.Popen(["bash", str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if wait:
             output = process.communicate(timeout=60)[0]
@@ -183,3 +195,29 @@ def test_sigterm_saves_and_uploads_before_exit(job):
     assert "every checkpoint is in" in output
     [run] = runs(job.tmp)
     assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
+
+
+def test_a_minio_host_that_is_down_costs_one_try_then_the_next_endpoint_serves(job):
+    (job.tmp / "s3.down").write_text("https://m1:9000\n")
+    rc, output = job(40, endpoints=["https://m1:9000", "https://m2:9000", "https://m3:9000"])
+    assert rc == 0, output
+    assert "MinIO at https://m1:9000 failed (rclone" in output
+    assert "every checkpoint is in" in output
+    [run] = runs(job.tmp)
+    assert (job.tmp / "s3" / run / "latest").read_text().strip() == "step-00000040"
+    calls = (job.tmp / "s3.calls").read_text().splitlines()
+    first = [call for call in calls if "--s3-endpoint https://m1:9000" in call]
+    served = [call for call in calls if "--s3-endpoint https://m2:9000" in call]
+    # The restore's read (a subshell) and the uploader's first call try m1; the uploader then starts at m2.
+    assert len(first) <= 2, calls
+    assert len(served) >= 4 * 3, calls
+    assert not [call for call in calls if "https://m3:9000" in call]
+
+
+def test_with_every_minio_host_down_nothing_is_deleted_and_the_job_says_so(job):
+    (job.tmp / "s3.down").write_text("https://m1:9000\nhttps://m2:9000\n")
+    rc, output = job(20, endpoints=["https://m1:9000", "https://m2:9000"])
+    assert rc != 0
+    assert "cannot read" in output or "NOT uploaded" in output
+    [local] = list((job.tmp / "node").iterdir())
+    assert not [path for path in local.iterdir() if path.name.endswith(".uploaded")]

@@ -656,3 +656,43 @@ def test_error_messages():
     assert "clock" in minio.error_message("http://h:9000", "read", "RequestTimeTooSkewed", "x")
     assert "lacks the right" in minio.error_message("http://h:9000", "read", "AccessDenied", "x")
     assert minio.error_message("http://h:9000", "read", "NoSuchKey", "gone") == "MinIO at http://h:9000 could not read: NoSuchKey: gone"
+
+
+def test_client_endpoints_start_with_the_client_endpoint_then_every_host_once():
+    hosts = ["m1", "m2", "m3"]
+    assert minio.client_endpoints(hosts, {"m2": "10.0.0.2"}, "https", 9000, "https://m1:9000") == [
+        "https://m1:9000",
+        "https://10.0.0.2:9000",
+        "https://m3:9000",
+    ]
+    assert minio.client_endpoints(hosts, {}, "http", 9100, "https://lb.example.net") == [
+        "https://lb.example.net",
+        "http://m1:9100",
+        "http://m2:9100",
+        "http://m3:9100",
+    ]
+    assert minio.client_endpoints(["m1"], {"m1": "fd00::1"}, "https", 9000) == ["https://[fd00::1]:9000"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    [
+        ({"client_endpoint": "minio1:9000"}, "minio_client_endpoint 'minio1:9000' is not an http(s)://host[:port] URL"),
+        ({"client_endpoint": "https://m1:9000\nendpoint = evil"}, "minio_client_endpoint 'https://m1:9000\\nendpoint = evil' is not"),
+        ({"client_endpoints": "https://m1:9000"}, "minio_client_endpoints 'https://m1:9000' is not a list"),
+        ({"client_endpoints": ["https://m1:9000", "ftp://m2"]}, "minio_client_endpoints[1] 'ftp://m2' is not"),
+        ({"client_endpoints": [9000]}, "minio_client_endpoints[0] 9000 is not"),
+    ],
+)
+def test_bad_client_endpoints_are_named_with_their_value_and_a_fix(settings, says):
+    errors = minio.client_endpoint_errors(settings)
+    assert len(errors) == 1
+    assert says in errors[0]
+    assert "set e.g." in errors[0] or "give a list" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "settings", [{}, {"client_endpoint": ""}, {"client_endpoint": "https://lb.example.net:9000/"}, {"client_endpoints": ["http://[fd00::1]:9000"]}]
+)
+def test_good_client_endpoints_pass(settings):
+    assert minio.client_endpoint_errors(settings) == []

@@ -276,6 +276,14 @@ def test_with_tls_prometheus_alertmanager_and_tls_jobs_are_scraped_over_https_wi
     assert {key: alertmanager[key] for key in CLIENT} == CLIENT
 
 
+def test_a_ca_job_is_scraped_over_https_with_the_cluster_ca_and_no_basic_auth():
+    config = monitoring.prometheus_config(_settings(jobs=[dict(JOBS[0], tls="ca")], tls=TLS), GROUPS)
+    node = _jobs_by_name(config)["node"]
+    assert node["scheme"] == "https"
+    assert node["tls_config"] == {"ca_file": TLS["ca_file"]}
+    assert "basic_auth" not in node
+
+
 def test_without_tls_a_tls_job_stays_plain():
     config = monitoring.prometheus_config(_settings(jobs=[dict(JOBS[0], tls=True)], tls={}), GROUPS)
     assert all(not set(CLIENT) & set(s) for s in config["scrape_configs"])
@@ -284,7 +292,11 @@ def test_without_tls_a_tls_job_stays_plain():
 
 @pytest.mark.parametrize(
     ("job", "message"),
-    [({"tls": "yes"}, "tls 'yes' is not true or false"), ({"tls": True, "scheme": "http"}, "scheme http with tls true")],
+    [
+        ({"tls": "yes"}, "tls 'yes' is not true, false or ca"),
+        ({"tls": True, "scheme": "http"}, "scheme http with tls True"),
+        ({"tls": "ca", "scheme": "http"}, "scheme http with tls ca"),
+    ],
 )
 def test_a_bad_tls_setting_names_the_job_and_the_fix(job, message):
     with pytest.raises(monitoring.MonitoringError, match="job node: " + message):
