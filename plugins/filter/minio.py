@@ -23,4 +23,5 @@ class FilterModule:
             "minio_job_policy": _wrap(minio.job_policy),
             "minio_expand": _wrap(minio.expand),
             "minio_client_endpoints": _wrap(minio.client_endpoints),
+            "minio_prometheus_token": _wrap(minio.prometheus_token),
         }

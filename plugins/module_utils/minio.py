@@ -23,6 +23,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import hashlib
+import hmac
 import json
 import posixpath
 import re
@@ -506,9 +509,6 @@ def client_endpoint_errors(settings):
     return errors
 
 
-# Bucket, policy, lifecycle
-
-
 def client_endpoints(hosts, addresses=None, scheme="https", port=9000, first=None):
     """The endpoints a checkpoint client tries in order: ``first`` (the client endpoint), then every MinIO host's URL
     (``scheme://address:port``, ``addresses`` mapping a host to the name clients reach it by), each once."""
@@ -519,6 +519,32 @@ def client_endpoints(hosts, addresses=None, scheme="https", port=9000, first=Non
         if url not in urls:
             urls.append(url)
     return urls
+
+
+# MinIO's metrics token: what `mc admin prometheus generate` makes, a JWT
+# (HS512) whose subject is an access key, signed with its secret key. A fixed
+# expiry keeps the token the same from run to run (idempotent), and a new
+# secret gives a new token.
+TOKEN_EXPIRES = 4102444800  # 2100-01-01T00:00:00Z
+
+
+def _b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=")
+
+
+def prometheus_token(access_key, secret_key, expires=TOKEN_EXPIRES):
+    """The bearer token Prometheus scrapes MinIO's metrics with (MINIO_PROMETHEUS_AUTH_TYPE=jwt): it grants the metrics
+    endpoints only, never S3, which wants signed requests."""
+    if not access_key or not secret_key:
+        raise MinioInputError("a MinIO metrics token needs minio_root_user and minio_root_password; set both")
+    header = _b64url(json.dumps({"alg": "HS512", "typ": "JWT"}, separators=(",", ":")).encode())
+    claims = _b64url(json.dumps({"exp": int(expires), "iss": "prometheus", "sub": str(access_key)}, separators=(",", ":")).encode())
+    signed = header + b"." + claims
+    signature = _b64url(hmac.new(str(secret_key).encode("utf-8"), signed, hashlib.sha512).digest())
+    return (signed + b"." + signature).decode("ascii")
+
+
+# Bucket, policy, lifecycle
 
 
 def bucket_name_error(bucket, variable="minio_checkpoint_bucket"):

@@ -105,7 +105,7 @@ def _client(tls, auth=True):
     return client
 
 
-def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, tls=None):
+def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, tls=None, tokens=None):
     """Prometheus ``scrape_configs`` for ``jobs`` with targets from ``groups``.
 
     ``jobs``: ``[{name, port, groups: [...], hosts: [...], metrics_path, scheme,
@@ -114,6 +114,8 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, 
     (roles/tls): with ``tls`` given (the CA file and the scrape user), it is
     scraped over HTTPS with basic auth; ``tls: ca``, over HTTPS verified with
     the cluster CA, without basic auth (MinIO with the cluster's certificate).
+    ``bearer_token: <name>`` scrapes with the token the role writes for that
+    name (``tokens``: ``{name: file}``; minio: MinIO's metrics token).
     ``addresses``: ``{host: address}``
     where a host is not reached by its inventory name.
     """
@@ -147,6 +149,14 @@ def scrape_configs(jobs, groups, addresses=None, major=2, scrape_interval=None, 
             if job.get("scheme") == "http":
                 raise MonitoringError("prometheus_scrape_jobs: job %s: scheme http with tls %s; drop one of them" % (name, job["tls"]))
             config.update(_client(tls, auth=job["tls"] is True))
+        if job.get("bearer_token") is not None:
+            tokens = tokens or {}
+            if job["bearer_token"] not in tokens:
+                raise MonitoringError(
+                    "prometheus_scrape_jobs: job %s: bearer_token %r is not a token this role provides (%s); name one of them or drop it"
+                    % (name, job["bearer_token"], ", ".join(sorted(tokens)) or "none")
+                )
+            config["authorization"] = {"type": "Bearer", "credentials_file": tokens[job["bearer_token"]]}
         if major >= 3:
             config["fallback_scrape_protocol"] = FALLBACK_SCRAPE_PROTOCOL
         config["static_configs"] = [{"targets": ["%s:%d" % (addresses.get(host, host), port)], "labels": {"host": _short(host)}} for host in hosts]
@@ -206,6 +216,7 @@ def prometheus_config(settings, groups):
     (host:port), ``jobs`` and ``addresses`` (see :func:`scrape_configs`),
     ``self`` (this Prometheus' host:port), ``slurm_config`` (slurm.conf as
     written), ``slurm_endpoints`` (see :func:`slurmctld_scrape_config`) and
+    ``tokens``: ``{name: file}`` of the bearer tokens jobs may name (see :func:`scrape_configs`);
     ``tls``: ``{ca_file, username, password_file}`` where Prometheus,
     Alertmanager and the exporters serve TLS with basic auth (roles/tls), or
     empty.
@@ -236,7 +247,9 @@ def prometheus_config(settings, groups):
         alertmanager["static_configs"] = [{"targets": list(settings["alertmanagers"])}]
         config["alerting"] = {"alertmanagers": [alertmanager]}
     config["rule_files"] = list(settings.get("rule_files") or [])
-    config["scrape_configs"] = own + scrape_configs(settings.get("jobs") or [], groups, settings.get("addresses"), major, tls=tls)
+    config["scrape_configs"] = own + scrape_configs(
+        settings.get("jobs") or [], groups, settings.get("addresses"), major, tls=tls, tokens=settings.get("tokens")
+    )
     slurmctld = slurmctld_scrape_config(
         settings.get("slurm_config"), groups.get("slurmctld") or [], settings.get("slurm_endpoints"), settings.get("addresses"), major
     )

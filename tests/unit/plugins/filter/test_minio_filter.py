@@ -14,6 +14,7 @@ CREDENTIALS = {"root_user": "aicluster-root", "root_password": "Xq3v9ZrT0pLm2Wc8
 def test_each_filter_is_its_module_utils_function():
     assert {name: function.__wrapped__ for name, function in FILTERS.items()} == {
         "minio_client_endpoints": minio.client_endpoints,
+        "minio_prometheus_token": minio.prometheus_token,
         "minio_expand": minio.expand,
         "minio_input_findings": minio.input_findings,
         "minio_job_policy": minio.job_policy,

@@ -5,6 +5,9 @@ The expected ellipsis expansions were checked against MinIO's own parser
 with): the leftmost range varies fastest, and padding follows the end's width.
 """
 
+import base64
+import hashlib
+import hmac
 import json
 
 import pytest
@@ -696,3 +699,26 @@ def test_bad_client_endpoints_are_named_with_their_value_and_a_fix(settings, say
 )
 def test_good_client_endpoints_pass(settings):
     assert minio.client_endpoint_errors(settings) == []
+
+
+def _unpad(part):
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+
+def test_the_prometheus_token_is_an_hs512_jwt_of_the_access_key_signed_with_its_secret():
+    token = minio.prometheus_token("aicluster-root", 's3cr3t-"#$ \\é')
+    header, claims, signature = token.split(".")
+    assert json.loads(_unpad(header)) == {"alg": "HS512", "typ": "JWT"}
+    assert json.loads(_unpad(claims)) == {"exp": minio.TOKEN_EXPIRES, "iss": "prometheus", "sub": "aicluster-root"}
+    expected = hmac.new('s3cr3t-"#$ \\é'.encode(), (header + "." + claims).encode(), hashlib.sha512).digest()
+    assert _unpad(signature) == expected
+    # The same inputs give the same token (idempotent runs); a new secret a new one.
+    assert minio.prometheus_token("aicluster-root", 's3cr3t-"#$ \\é') == token
+    assert minio.prometheus_token("aicluster-root", "another-secret") != token
+    assert "=" not in token
+
+
+@pytest.mark.parametrize(("access", "secret"), [("", "x"), ("root", ""), (None, "x")])
+def test_a_token_without_the_key_pair_says_what_to_set(access, secret):
+    with pytest.raises(minio.MinioInputError, match="minio_root_user and minio_root_password"):
+        minio.prometheus_token(access, secret)

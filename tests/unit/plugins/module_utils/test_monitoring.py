@@ -284,6 +284,20 @@ def test_a_ca_job_is_scraped_over_https_with_the_cluster_ca_and_no_basic_auth():
     assert "basic_auth" not in node
 
 
+def test_a_bearer_token_job_is_scraped_with_the_token_file():
+    settings = _settings(jobs=[dict(JOBS[0], tls="ca", bearer_token="minio")], tls=TLS)
+    settings["tokens"] = {"minio": "/etc/prometheus/minio.token"}
+    node = _jobs_by_name(monitoring.prometheus_config(settings, GROUPS))["node"]
+    assert node["authorization"] == {"type": "Bearer", "credentials_file": "/etc/prometheus/minio.token"}
+
+
+def test_an_unknown_bearer_token_names_the_job_and_the_tokens_there_are():
+    settings = _settings(jobs=[dict(JOBS[0], bearer_token="vault")], tls=TLS)
+    settings["tokens"] = {"minio": "/etc/prometheus/minio.token"}
+    with pytest.raises(monitoring.MonitoringError, match="job node: bearer_token 'vault' is not a token this role provides [(]minio[)]"):
+        monitoring.prometheus_config(settings, GROUPS)
+
+
 def test_without_tls_a_tls_job_stays_plain():
     config = monitoring.prometheus_config(_settings(jobs=[dict(JOBS[0], tls=True)], tls={}), GROUPS)
     assert all(not set(CLIENT) & set(s) for s in config["scrape_configs"])
