@@ -21,6 +21,7 @@ class FilterModule:
             "minio_server_volumes": _wrap(minio.server_volumes),
             "minio_input_findings": _wrap(minio.input_findings),
             "minio_job_policy": _wrap(minio.job_policy),
+            "minio_account_policy": _wrap(minio.account_policy),
             "minio_expand": _wrap(minio.expand),
             "minio_client_endpoints": _wrap(minio.client_endpoints),
             "minio_prometheus_token": _wrap(minio.prometheus_token),

@@ -49,6 +49,9 @@ EXAMPLE_POOL = "http://minio{1...4}.example.org:9000/mnt/disk{1...4}"
 _RANGE = re.compile(r"^([0-9]+)\.\.\.([0-9]+)$")
 _GROUP = re.compile(r"\{([^{}]*)\}")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+# A Slurm account (its prefix in the bucket and its directory on the nodes) and a Unix group name.
+_SLURM_ACCOUNT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_UNIX_GROUP = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 _IPV4 = re.compile(r"^([0-9]{1,3}\.){3}[0-9]{1,3}$")
 _WHITESPACE = re.compile(r"[\s\x00-\x1f\x7f]")
 
@@ -462,6 +465,42 @@ def credential_findings(root_user, root_password, job_access_key, job_secret_key
     return [_finding("minio_secrets", message) for message in errors]
 
 
+def account_findings(accounts, credentials=None):
+    """Findings (id ``minio_accounts``) for minio_checkpoint_accounts: ``[{name, group, gid, access_key, secret_key}]``,
+    each Slurm account with its own key pair (messages never show a secret)."""
+    credentials = credentials or {}
+    if accounts in (None, []):
+        return []
+    if not isinstance(accounts, list):
+        return [_finding("minio_accounts", "minio_checkpoint_accounts is not a list; give [{name, group, access_key, secret_key}, ...]")]
+    errors, names, keys = [], set(), {_text(credentials.get("root_user")), _text(credentials.get("job_access_key"))}
+    for index, entry in enumerate(accounts):
+        where = "minio_checkpoint_accounts[%d]" % index
+        if not isinstance(entry, dict) or sorted(set(entry) - {"gid"}) != ["access_key", "group", "name", "secret_key"]:
+            errors.append(
+                "%s has keys %s; give name, group, access_key, secret_key and optionally gid" % (where, sorted(entry) if isinstance(entry, dict) else entry)
+            )
+            continue
+        name = entry["name"]
+        if not isinstance(name, str) or not _SLURM_ACCOUNT.match(name):
+            errors.append("%s.name %r is not a Slurm account name (lowercase letters, digits, _ and -); set the account jobs run under" % (where, name))
+        elif name in names:
+            errors.append("%s.name %r is listed twice; give each account once" % (where, name))
+        names.add(name)
+        if not isinstance(entry["group"], str) or not _UNIX_GROUP.match(entry["group"]):
+            errors.append("%s.group %r is not a Unix group name; set the group whose members train under that account" % (where, entry["group"]))
+        gid = entry.get("gid")
+        if gid is not None and (isinstance(gid, bool) or not isinstance(gid, int) or not 1000 <= gid <= 60000):
+            errors.append("%s.gid %r is not a GID from 1000 to 60000; set the group's GID, the same on every host, or leave it out" % (where, gid))
+        access = _text(entry["access_key"])
+        errors += _account_errors(where + ".access_key", access)
+        if access in keys:
+            errors.append("%s.access_key is the root key, the shared job key or another account's; give each account its own" % where)
+        keys.add(access)
+        errors += _secret_errors(where + ".secret_key", _text(entry["secret_key"]))
+    return [_finding("minio_accounts", message) for message in errors]
+
+
 def input_findings(settings, credentials):
     """Every problem with the MinIO inputs, as findings (empty: all good); never raises for bad input.
 
@@ -485,6 +524,7 @@ def input_findings(settings, credentials):
         if error:
             findings.append(_finding("minio_checkpoint_bucket", error))
     findings += [_finding("minio_client_endpoint", message) for message in client_endpoint_errors(settings)]
+    findings += account_findings(settings.get("accounts"), credentials)
     return findings
 
 
@@ -585,6 +625,31 @@ def job_policy(bucket):
 
 
 _POLICY_LISTS = ("Action", "NotAction", "Resource", "NotResource")
+
+
+def account_policy(bucket, account):
+    """The IAM policy for one Slurm account's job key: read and write ``<bucket>/<account>/`` only, and list only there."""
+    check_bucket_name(bucket)
+    if not isinstance(account, str) or not _SLURM_ACCOUNT.match(account):
+        raise MinioInputError("minio_checkpoint_accounts: %r is not a Slurm account name (lowercase letters, digits, _ and -)" % (account,))
+    return {
+        "Version": POLICY_VERSION,
+        "Statement": [
+            {"Effect": "Allow", "Action": ["s3:GetBucketLocation"], "Resource": ["arn:aws:s3:::%s" % bucket]},
+            {
+                "Effect": "Allow",
+                # MinIO takes s3:prefix for ListBucket only (not ListBucketMultipartUploads).
+                "Action": ["s3:ListBucket"],
+                "Resource": ["arn:aws:s3:::%s" % bucket],
+                "Condition": {"StringLike": {"s3:prefix": ["%s/*" % account]}},
+            },
+            {
+                "Effect": "Allow",
+                "Action": ["s3:AbortMultipartUpload", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"],
+                "Resource": ["arn:aws:s3:::%s/%s/*" % (bucket, account)],
+            },
+        ],
+    }
 
 
 def normalise_policy(document):

@@ -11,6 +11,7 @@ JSON object.
   latest BUCKET RUN           what RUN/latest names ("" when absent)
   versions BUCKET KEY         how many versions of KEY the bucket keeps
   denied BUCKET OTHER         what the key pair may and may not do (OTHER holds x/MANIFEST.json)
+  prefix BUCKET ACCOUNT       what an account's key pair may do inside and outside ACCOUNT/
 """
 
 import hashlib
@@ -107,7 +108,24 @@ def denied(bucket, other):
     }
 
 
-COMMANDS = {"write": write, "check": check, "latest": latest, "versions": versions, "denied": denied}
+def prefix(bucket, account):
+    """What an account's key may do: its prefix, which holds the job's runs, and nothing else in the bucket."""
+    client = _client()
+    own = "%s/verify/prefix-probe" % account
+    runs = [o.object_name for o in client.list_objects(bucket, prefix=account + "/", recursive=True) if o.object_name.endswith("/latest")]
+    return {
+        "put_own": _outcome(lambda: _put(client, bucket, own, b"probe")),
+        "get_own": _outcome(lambda: _get(client, bucket, own)),
+        "list_own": _outcome(lambda: list(client.list_objects(bucket, prefix=account + "/"))),
+        "get_run": _outcome(lambda: _get(client, bucket, runs[0])) if runs else "no run under the prefix",
+        "get_other": _outcome(lambda: _get(client, bucket, "verify/denied-probe")),
+        "put_other": _outcome(lambda: _put(client, bucket, "other-account/x", b"x")),
+        "list_bucket": _outcome(lambda: list(client.list_objects(bucket))),
+        "list_other": _outcome(lambda: list(client.list_objects(bucket, prefix="other-account/"))),
+    }
+
+
+COMMANDS = {"write": write, "check": check, "latest": latest, "versions": versions, "denied": denied, "prefix": prefix}
 
 if __name__ == "__main__":
     print(json.dumps(COMMANDS[sys.argv[1]](*sys.argv[2:])))

@@ -62,7 +62,7 @@ esac
 """
 
 
-def render():
+def render(accounts_dir="/nonexistent/accounts"):
     env = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters["comment"] = lambda text: "# " + text
     return env.from_string(TEMPLATE.read_text()).render(
@@ -71,6 +71,7 @@ def render():
         __minio_client_remote="checkpoints:checkpoints",
         __minio_client_share=str(TRAINER.parent),
         __minio_client_endpoints_file="/nonexistent/endpoints",
+        __minio_client_accounts_dir=str(accounts_dir),
     )
 
 
@@ -83,11 +84,12 @@ def job(tmp_path):
         (tools / name).write_text(text)
         (tools / name).chmod(0o755)
     script = tmp_path / "train.sbatch"
-    script.write_text(render())
+    # Where the job looks for <account>/rclone.conf (minio_checkpoint_accounts).
+    script.write_text(render(tmp_path / "accounts"))
     (tmp_path / "s3").mkdir()
     (tmp_path / "node").mkdir()
 
-    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None):
+    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None, account=None):
         env = {
             "PATH": "%s:%s" % (tools, os.environ["PATH"]),
             "FAKE_S3": str(tmp_path / "s3"),
@@ -99,6 +101,8 @@ def job(tmp_path):
             "TRAIN_CMD": "%s %s" % (sys.executable, TRAINER),
             "TRAIN_ARGS": "--steps %d --save-every 10 --step-seconds %s --size-kib 4" % (steps, "0" if wait else "0.02"),
         }
+        if account:
+            env["SLURM_JOB_ACCOUNT"] = account
         if endpoints is not None:
             (tmp_path / "endpoints").write_text("# the endpoints, in order\n" + "".join(url + "\n" for url in endpoints))
             env["CHECKPOINT_ENDPOINTS"] = str(tmp_path / "endpoints")
@@ -221,3 +225,19 @@ def test_with_every_minio_host_down_nothing_is_deleted_and_the_job_says_so(job):
     assert "cannot read" in output or "NOT uploaded" in output
     [local] = list((job.tmp / "node").iterdir())
     assert not [path for path in local.iterdir() if path.name.endswith(".uploaded")]
+
+
+def test_a_job_under_an_account_with_its_own_key_uses_that_key_and_prefix(job):
+    (job.tmp / "accounts" / "nlp").mkdir(parents=True)
+    (job.tmp / "accounts" / "nlp" / "rclone.conf").write_text("[checkpoints]\n")
+    rc, output = job(10, account="nlp")
+    assert rc == 0, output
+    assert runs(job.tmp) == ["nlp"]
+    [run] = [path.name for path in (job.tmp / "s3" / "nlp").iterdir()]
+    assert (job.tmp / "s3" / "nlp" / run / "latest").read_text().strip() == "step-00000010"
+    assert "RCLONE_CONFIG" not in output
+    # Another account, without a key of its own: the shared key and no prefix.
+    rc, output = job(10, account="vision", comment_file="other-job")
+    assert rc == 0, output
+    assert len(runs(job.tmp)) == 2
+    assert [name for name in runs(job.tmp) if name.startswith("train-7-")]

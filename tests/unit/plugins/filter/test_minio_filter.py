@@ -18,6 +18,7 @@ def test_each_filter_is_its_module_utils_function():
         "minio_expand": minio.expand,
         "minio_input_findings": minio.input_findings,
         "minio_job_policy": minio.job_policy,
+        "minio_account_policy": minio.account_policy,
         "minio_server_volumes": minio.server_volumes,
     }
 

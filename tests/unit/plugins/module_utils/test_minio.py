@@ -722,3 +722,44 @@ def test_the_prometheus_token_is_an_hs512_jwt_of_the_access_key_signed_with_its_
 def test_a_token_without_the_key_pair_says_what_to_set(access, secret):
     with pytest.raises(minio.MinioInputError, match="minio_root_user and minio_root_password"):
         minio.prometheus_token(access, secret)
+
+
+ACCOUNT = {"name": "nlp", "group": "nlp", "gid": 2601, "access_key": "nlp-jobs", "secret_key": "Nl7kR2nQ9sV4tY6uWq"}
+
+
+def test_an_account_key_reaches_its_prefix_only():
+    policy = minio.account_policy("checkpoints", "nlp")
+    objects = [s for s in policy["Statement"] if "s3:PutObject" in s["Action"]]
+    assert [s["Resource"] for s in objects] == [["arn:aws:s3:::checkpoints/nlp/*"]]
+    (listing,) = [s for s in policy["Statement"] if "s3:ListBucket" in s["Action"]]
+    assert listing["Condition"] == {"StringLike": {"s3:prefix": ["nlp/*"]}}
+    assert listing["Action"] == ["s3:ListBucket"]  # MinIO refuses s3:prefix on ListBucketMultipartUploads
+    assert not [s for s in policy["Statement"] if any("Delete" in a or "Create" in a for a in s["Action"])]
+    with pytest.raises(minio.MinioInputError, match="is not a Slurm account name"):
+        minio.account_policy("checkpoints", "../other")
+
+
+def test_good_accounts_have_no_findings():
+    assert minio.account_findings([ACCOUNT, dict(ACCOUNT, name="vision", group="vision", gid=None, access_key="vision-jobs")]) == []
+    assert minio.account_findings([]) == []
+
+
+@pytest.mark.parametrize(
+    ("accounts", "says"),
+    [
+        ("nlp", "minio_checkpoint_accounts is not a list"),
+        ([{"name": "nlp"}], "minio_checkpoint_accounts[0] has keys ['name']; give name, group, access_key, secret_key"),
+        ([dict(ACCOUNT, name="NLP team")], "minio_checkpoint_accounts[0].name 'NLP team' is not a Slurm account name"),
+        ([ACCOUNT, dict(ACCOUNT, access_key="other-jobs")], "minio_checkpoint_accounts[1].name 'nlp' is listed twice"),
+        ([dict(ACCOUNT, group="nlp\nroot")], "minio_checkpoint_accounts[0].group 'nlp\\nroot' is not a Unix group name"),
+        ([dict(ACCOUNT, gid=0)], "minio_checkpoint_accounts[0].gid 0 is not a GID from 1000 to 60000"),
+        ([dict(ACCOUNT, access_key="training")], "minio_checkpoint_accounts[0].access_key is the root key, the shared job key"),
+        ([dict(ACCOUNT, secret_key="short")], "minio_checkpoint_accounts[0].secret_key is shorter than"),
+        ([dict(ACCOUNT, access_key="")], "minio_checkpoint_accounts[0].access_key is not set"),
+    ],
+)
+def test_each_bad_account_is_named_with_the_fix(accounts, says):
+    found = minio.account_findings(accounts, {"root_user": "aicluster-root", "job_access_key": "training"})
+    assert [f["id"] for f in found] == ["minio_accounts"]
+    assert says in found[0]["message"]
+    assert "Nl7kR2nQ9sV4tY6uWq" not in found[0]["message"]
