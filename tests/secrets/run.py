@@ -74,18 +74,23 @@ FILES = (
     # MinIO serves the cluster CA's host certificate; the accounting dumps (docs/accounting.md).
     (("minio",), "/etc/minio/certs/private.key", "root minio-user 640"),
     (("slurmdbd",), "/var/backups/slurm-accounting", "root root 700"),
+    # A Slurm account's own key pair (minio_checkpoint_accounts), readable by its group only.
+    (("slurmctld", "slurm_compute"), "/etc/aicluster/checkpoint-accounts/lab/rclone.conf", "root lab-train 640"),
 )
 # Secrets the run generates on the first controller, read back afterwards and searched for like the given ones.
 GENERATED_ON_CONTROLLER = {
     "monitoring scrape password": "/etc/aicluster/secrets/monitoring/scrape.password",
     "CA key": "/etc/aicluster/pki/ca.key",
 }
+# The secret key of Slurm account lab's own key pair: given inside minio_checkpoint_accounts (extra_vars).
+ACCOUNT_SECRET = "minio_checkpoint_accounts[lab].secret_key"
 # The file that must contain each generated secret, quoted for its format, on every host it is checked on.
 USED_IN = {
     "slurmdbd_storage_pass": ("/etc/slurm/slurmdbd.conf", "slurm"),
     "minio_root_password": ("/etc/default/minio", "systemd_env"),
     "minio_checkpoint_secret_key": ("/etc/aicluster/checkpoint/rclone.conf", "rclone"),
     "tls_monitoring_admin_password": ("/etc/prometheus/web-config.yml", "bcrypt"),
+    ACCOUNT_SECRET: ("/etc/aicluster/checkpoint-accounts/lab/rclone.conf", "rclone"),
 }
 # What the secrets are made of: letters and digits, and the characters each file format must quote. Slurm's
 # parser cannot carry a double quote (preflight refuses one in slurmdbd_storage_pass). No { or }: Ansible
@@ -202,6 +207,13 @@ def check_files(groups):
     return rows, bad
 
 
+def extra_vars(generated):
+    """The run's -e file: each generated secret as its variable, the account's inside minio_checkpoint_accounts."""
+    given = {name: value for name, value in generated.items() if name != ACCOUNT_SECRET}
+    given["minio_checkpoint_accounts"] = [{"name": "lab", "group": "lab-train", "gid": 2602, "access_key": "lab-jobs", "secret_key": generated[ACCOUNT_SECRET]}]
+    return given
+
+
 def fact_cache_mode():
     """The control node's fact cache directory's mode (ansible.cfg: .cache/facts); preflight makes it 0700."""
     path = ROOT / ".cache" / "facts"
@@ -271,6 +283,16 @@ def check_services(groups):
         )
         if listing.returncode != 0:
             problems.append("rclone on %s cannot list the bucket with the job key: %s" % (host, listing.stderr.strip()[-200:]))
+        # Account lab's key writes and lists its own prefix (its secret is hostile too).
+        for command in (["rcat", "checkpoints:checkpoints/lab/secrets-probe"], ["lsf", "checkpoints:checkpoints/lab/"]):
+            account = run(
+                ["docker", "exec", "-i", host, "rclone", "--config", "/etc/aicluster/checkpoint-accounts/lab/rclone.conf"] + command,
+                input="probe\n",
+                capture_output=True,
+                text=True,
+            )
+            if account.returncode != 0:
+                problems.append("rclone on %s cannot %s with account lab's key: %s" % (host, command[0], account.stderr.strip()[-200:]))
     return problems
 
 
@@ -324,7 +346,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="aicluster-secrets-") as work:
         secrets_file = Path(work) / "secrets.json"
         with os.fdopen(os.open(secrets_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
-            json.dump(generated, handle)
+            json.dump(extra_vars(generated), handle)
         log_path = Path(work) / "site-vvv.log"
         try:
             print("recreating the lab containers (bare)")
