@@ -13,6 +13,15 @@ from ansible_collections.aicluster.slurm.plugins.plugin_utils.filters import fil
 class FilterModule(object):
     def filters(self):
         return filters_of(
-            (nvidia_driver.nvidia_driver_packages, nvidia_driver.nvidia_plan_problems, nvidia_driver.nvidia_apt_problems, nvidia_driver.nvidia_dkms_missing),
+            (
+                nvidia_driver.nvidia_driver_packages,
+                nvidia_driver.nvidia_plan_problems,
+                nvidia_driver.nvidia_apt_problems,
+                nvidia_driver.nvidia_dkms_missing,
+                nvidia_driver.nvidia_driver_change,
+                nvidia_driver.nvidia_removal_extra,
+                nvidia_driver.nvidia_pinned_packages,
+                nvidia_driver.nvidia_change_problems,
+            ),
             nvidia_driver.NvidiaDriverError,
         )

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
 
-CHECKS = ("gres_devices", "smi", "xid", "ib_ports", "disk_free", "memory", "munge", "clock")
+CHECKS = ("gres_devices", "smi", "xid", "ib_ports", "disk_free", "memory", "munge", "clock", "driver")
 
 
 class HealthcheckError(ValueError):
@@ -40,7 +40,8 @@ def healthcheck_settings(settings):
 def healthcheck_config(node, settings):
     """The checks one node runs, as the checker reads them (JSON).
 
-    ``node``: ``{name, real_memory_mb, gpu_files}`` from the slurm.conf model;
+    ``node``: ``{name, real_memory_mb, gpu_files, driver}`` from the slurm.conf model (``driver``: ``{version,
+    packages}`` where the nvidia_driver role installs a driver, the packages pinned to its version);
     ``settings``: the role's variables (timeout, state_dir, disk_free_mb,
     ib_rate_gbps, ib_hcas, skip). A node with GPUs also checks nvidia-smi
     and new XID errors; every node checks its disks, memory, munge, clock and
@@ -65,6 +66,9 @@ def healthcheck_config(node, settings):
         checks["gres_devices"] = {"files": gpu_files}
         checks["smi"] = {"expect_count": len(gpu_files)}
         checks["xid"] = {}
+    driver = node.get("driver") or {}
+    if driver.get("version"):
+        checks["driver"] = {"version": str(driver["version"]), "packages": list(driver.get("packages") or [])}
     return {
         "node": node["name"],
         "timeout": int(settings.get("timeout") or 10),

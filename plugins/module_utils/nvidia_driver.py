@@ -100,8 +100,10 @@ def nvidia_driver_packages(version, source="debian", flavour="open", fabricmanag
         unversioned = []
         fm_package = None
         if fabricmanager:
-            fm_package = "nvidia-fabricmanager" if int(branch) >= 580 else "nvidia-fabricmanager-%s" % branch
-            versioned.append(fm_package)
+            # NSCQ (NVSwitch configuration and query, read by DCGM) goes with the fabric manager, at the same version.
+            suffix = "" if int(branch) >= 580 else "-%s" % branch
+            fm_package = "nvidia-fabricmanager" + suffix
+            versioned += [fm_package, "libnvidia-nscq" + suffix]
     else:
         _fail("nvidia_driver_source", source, "use debian or nvidia_repo")
     return {
@@ -154,3 +156,88 @@ def nvidia_dkms_missing(dkms_status, version, kernels):
         if state.strip().startswith("installed") and len(fields) >= 2 and fields[0].endswith("/" + str(version)):
             built.add(fields[1])
     return [kernel for kernel in kernels if kernel not in built]
+
+
+# Every kernel module package of either source: what says which driver a host has installed.
+KERNEL_PACKAGES = frozenset([kernel for series in DEBIAN.values() for kernel in series["kernel"].values()] + ["nvidia-kernel-open-dkms", "nvidia-kernel-dkms"])
+# Packages built from a driver release (both sources): a driver change removes those at the old version.
+_DRIVER_PACKAGE = re.compile(r"^(lib)?nvidia|^firmware-nvidia|^xserver-xorg-video-nvidia")
+
+
+def _upstream(version):
+    """``535.274.02`` of a Debian version such as ``1:535.274.02-1~deb13u1``."""
+    return str(version).split(":", 1)[-1].split("-", 1)[0]
+
+
+def parse_dpkg(text):
+    """``{name: (version, installed, held)}`` from ``dpkg-query -W -f '${Package}|${Version}|${db:Status-Abbrev}\\n'``."""
+    packages = {}
+    for line in (text or "").splitlines():
+        fields = line.split("|")
+        if len(fields) >= 3 and fields[0]:
+            status = fields[2]
+            packages[fields[0].split(":", 1)[0]] = (fields[1], status[1:2] == "i", status[:1] == "h")
+    return packages
+
+
+def nvidia_driver_change(dpkg, version):
+    """What changing this host's driver to ``version`` takes: ``{from, to, needed, remove, unhold, problems}``.
+
+    ``dpkg``: ``dpkg-query -W -f '${Package}|${Version}|${db:Status-Abbrev}\\n'`` of the host.
+    ``from`` is the installed kernel module's version ('' when none is
+    installed: a first install, which is no change). ``remove``: every
+    installed driver package at ``from`` (the new plan installs its own);
+    ``unhold``: the held driver packages. ``problems``: several drivers
+    installed at once, which no plan untangles.
+    """
+    packages = parse_dpkg(dpkg)
+    installed = dict((name, _upstream(found)) for name, (found, is_installed, _held) in packages.items() if is_installed)
+    versions = sorted(set(installed[name] for name in KERNEL_PACKAGES if name in installed))
+    problems = []
+    if len(versions) > 1:
+        problems.append(
+            "this host has NVIDIA kernel modules of %s installed at once (%s); remove all but one with apt before changing the driver"
+            % (" and ".join(versions), ", ".join(sorted("%s %s" % (name, installed[name]) for name in KERNEL_PACKAGES if name in installed)))
+        )
+    current = versions[0] if len(versions) == 1 else ""
+    needed = bool(current) and current != str(version)
+    return {
+        "from": current,
+        "to": str(version),
+        "needed": needed,
+        "remove": sorted(name for name, found in installed.items() if needed and found == current and _DRIVER_PACKAGE.match(name)),
+        "unhold": sorted(name for name, (_v, _i, held) in packages.items() if needed and held and _DRIVER_PACKAGE.match(name)),
+        "problems": problems,
+    }
+
+
+def nvidia_removal_extra(simulation, remove):
+    """Packages ``apt-get -s remove`` would take away besides ``remove`` (the dependents of the old driver)."""
+    taken = set(re.findall(r"^(?:Remv|Purg) (\S+)", simulation or "", re.M))
+    return sorted(taken - set(remove))
+
+
+def nvidia_pinned_packages(version, source="debian", flavour="open"):
+    """The packages that must carry the driver's exact version (the health check compares them): the plan's held ones,
+    with the fabric manager and NSCQ where the source has them (absent ones are not checked). Empty on bad settings."""
+    try:
+        return nvidia_driver_packages(version, source, flavour, source == "nvidia_repo")["hold"]
+    except NvidiaDriverError:
+        return []
+
+
+def nvidia_change_problems(dpkg, version, hold, remove=()):
+    """After a driver change: planned packages (``hold``) not installed at ``version`` or not held, and packages of
+    the old driver (``remove``) still installed. ``dpkg`` as for nvidia_driver_change."""
+    packages = parse_dpkg(dpkg)
+    problems = []
+    for name in hold:
+        found, installed, held = packages.get(name, ("", False, False))
+        if not installed or _upstream(found) != str(version):
+            problems.append("%s is %s, not %s" % (name, ("at " + found) if installed else "not installed", version))
+        elif not held:
+            problems.append("%s %s is not held" % (name, found))
+    left = [name for name in remove if packages.get(name, ("", False, False))[1] and name not in hold]
+    if left:
+        problems.append("the old driver's %s still installed" % ", ".join(left))
+    return problems

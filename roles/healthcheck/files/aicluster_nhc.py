@@ -5,7 +5,8 @@ Installed as /usr/local/lib/aicluster/aicluster_nhc.py behind the wrapper
 and optionally as a Slurm Prolog. It runs the checks named in a JSON config
 (/etc/aicluster/nhc.json, written by Ansible): GPU device
 files, nvidia-smi/npu-smi, new NVIDIA XIDs in the kernel log, InfiniBand port
-state and rate, free disk space, memory, munge and clock sync.
+state and rate, free disk space, memory, munge, clock sync, and the loaded
+NVIDIA module and its pinned packages at the driver's version.
 
 Every check runs in its own forked child with a hard timeout, all of them at
 once, so a hung nvidia-smi or NFS mount can't hang slurmd.
@@ -170,6 +171,12 @@ CHECK_OPTIONS = {
     "disk_free": {"paths": (_thresholds, REQUIRED)},
     "munge": {"command": (_command, ["sh", "-c", "munge -n | unmunge"])},
     "clock": {"command": (_command, ["timedatectl", "show", "--property=NTPSynchronized", "--value"]), "expect": (_string, "yes")},
+    "driver": {
+        "version": (_string, REQUIRED),
+        "packages": (_strings, []),
+        "module": (_string, "/sys/module/nvidia/version"),
+        "command": (_command, ["dpkg-query", "-W", "-f", "${Package}|${Version}|${db:Status-Abbrev}\n"]),
+    },
 }
 
 
@@ -404,6 +411,29 @@ def check_ib_ports(spec, config):
     return _verdict(problems)
 
 
+def check_driver(spec, config):
+    """The loaded module and every installed package pinned to the driver (fabric manager, NSCQ, persistenced...)
+    at the driver's version: a half-finished driver change or an unheld package upgrade drains the node."""
+    wanted = spec["version"]
+    problems = []
+    loaded = _read_sysfs(spec["module"])
+    if loaded is not None and loaded != wanted:
+        problems.append(f"module {loaded}")
+    if spec["packages"]:
+        # dpkg-query exits 1 when a named package is not installed (not every host has the fabric manager).
+        proc = run_command(spec["command"] + spec["packages"])
+        for line in proc.stdout.splitlines():
+            fields = line.split("|")
+            if len(fields) < 3 or fields[2][1:2] != "i":
+                continue
+            version = fields[1].split(":", 1)[-1].split("-", 1)[0]
+            if version != wanted:
+                problems.append(f"{fields[0]} {version}")
+    if problems:
+        return Result(False, f"{_summarize(problems)} not {wanted}")
+    return Result(True)
+
+
 def check_disk_free(spec, config):
     problems = []
     for path, minimum in spec["paths"].items():
@@ -455,6 +485,7 @@ CHECKS = {
     "disk_free": check_disk_free,
     "munge": check_munge,
     "clock": check_clock,
+    "driver": check_driver,
 }
 
 # ---------------------------------------------------------------- running

@@ -105,6 +105,33 @@ def test_smi_with_npu_regex(tmp_path):
     assert run_one(tmp_path, "smi", {"command": ["cat", str(out)], "expect_count": 8, "count_regex": "^NPU ID"}).detail == "2 of 8 GPUs answer"
 
 
+DPKG = "nvidia-kernel-dkms|550.163.01-2|hi \nnvidia-smi|550.163.01-2|hi \nnvidia-fabricmanager-550|1:550.90.07-1|ii \nold|535.1-1|rc \n"
+
+
+def test_driver_matches_module_and_packages(tmp_path):
+    module = tmp_path / "version"
+    module.write_text("550.163.01\n")
+    out = tmp_path / "dpkg.txt"
+    out.write_text(DPKG.replace("550.90.07", "550.163.01"))
+    spec = {"version": "550.163.01", "packages": ["nvidia-kernel-dkms"], "module": str(module), "command": ["sh", "-c", f"cat {out}; exit 1"]}
+    assert run_one(tmp_path, "driver", spec).ok
+
+
+def test_driver_names_the_module_and_every_package_off_version(tmp_path):
+    module = tmp_path / "version"
+    module.write_text("535.274.02\n")
+    out = tmp_path / "dpkg.txt"
+    out.write_text(DPKG)
+    spec = {"version": "550.163.01", "packages": ["nvidia-kernel-dkms"], "module": str(module), "command": ["cat", str(out)]}
+    result = run_one(tmp_path, "driver", spec)
+    assert (result.ok, result.detail) == (False, "module 535.274.02, nvidia-fabricmanager-550 550.90.07 not 550.163.01")
+
+
+def test_driver_without_a_loaded_module_checks_the_packages_only(tmp_path):
+    spec = {"version": "550.163.01", "module": str(tmp_path / "absent")}
+    assert run_one(tmp_path, "driver", spec).ok
+
+
 def test_smi_fails_on_exit_code_with_first_error_line(tmp_path):
     command = ["sh", "-c", "echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.' >&2; echo more >&2; exit 9"]
     result = run_one(tmp_path, "smi", {"command": command})

@@ -10,7 +10,16 @@ FILTERS = FilterModule().filters()
 
 
 def test_filter_module_exposes_every_filter():
-    assert sorted(FILTERS) == ["nvidia_apt_problems", "nvidia_dkms_missing", "nvidia_driver_packages", "nvidia_plan_problems"]
+    assert sorted(FILTERS) == [
+        "nvidia_apt_problems",
+        "nvidia_change_problems",
+        "nvidia_dkms_missing",
+        "nvidia_driver_change",
+        "nvidia_driver_packages",
+        "nvidia_pinned_packages",
+        "nvidia_plan_problems",
+        "nvidia_removal_extra",
+    ]
     for name, function in FILTERS.items():
         assert function.__wrapped__ is getattr(nvidia_driver, name)
 

@@ -11,7 +11,12 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.healthcheck import
     healthcheck_settings,
 )
 
-NODE = {"name": "gpu01", "real_memory_mb": 515000, "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"]}
+NODE = {
+    "name": "gpu01",
+    "real_memory_mb": 515000,
+    "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"],
+    "driver": {"version": "550.163.01", "packages": ["nvidia-kernel-dkms", "nvidia-smi"]},
+}
 SETTINGS = {"timeout": 5, "disk_free_mb": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}, "skip": []}
 
 
@@ -25,11 +30,12 @@ def test_a_gpu_node_checks_its_devices_the_driver_and_xids():
     assert config["checks"]["memory"] == {"real_memory_mb": 515000}
     assert config["checks"]["disk_free"] == {"paths": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}}
     assert config["checks"]["ib_ports"] == {"sysfs": "/sys/class/infiniband"}
+    assert config["checks"]["driver"] == {"version": "550.163.01", "packages": ["nvidia-kernel-dkms", "nvidia-smi"]}
 
 
 def test_a_node_without_gpus_skips_the_gpu_checks():
-    config = healthcheck_config(dict(NODE, gpu_files=[]), SETTINGS)
-    assert not {"gres_devices", "smi", "xid"} & set(config["checks"])
+    config = healthcheck_config(dict(NODE, gpu_files=[], driver={}), SETTINGS)
+    assert not {"gres_devices", "smi", "xid", "driver"} & set(config["checks"])
 
 
 def test_skip_and_infiniband_settings():
@@ -64,6 +70,7 @@ def test_config_loads_in_the_checker():
     parsed = nhc.parse_config(json.loads(json.dumps(healthcheck_config(NODE, SETTINGS))))
     assert parsed["checks"]["smi"]["command"] == ["nvidia-smi", "-L"]
     assert parsed["checks"]["smi"]["expect_count"] == 2
+    assert parsed["checks"]["driver"]["module"] == "/sys/module/nvidia/version"
 
 
 def test_healthcheck_findings_name_the_variable():

@@ -5,9 +5,13 @@ import pytest
 from ansible_collections.aicluster.slurm.plugins.module_utils.nvidia_driver import (
     NvidiaDriverError,
     nvidia_apt_problems,
+    nvidia_change_problems,
     nvidia_dkms_missing,
+    nvidia_driver_change,
     nvidia_driver_packages,
+    nvidia_pinned_packages,
     nvidia_plan_problems,
+    nvidia_removal_extra,
 )
 
 
@@ -117,3 +121,92 @@ def test_plan_problems_are_the_messages():
     problems = nvidia_plan_problems("580.95.05", "debian", "open")
     assert len(problems) == 1
     assert problems[0].startswith("nvidia_driver_version='580.95.05': Debian 13 packages the 535")
+
+
+# dpkg-query -W -f '${Package}|${Version}|${db:Status-Abbrev}\n' of the gpu scenario's node after Debian's 535 install.
+DPKG_535 = "".join(
+    "%s|%s|%s \n" % row
+    for row in [
+        ("firmware-nvidia-tesla-535-gsp", "535.274.02-1~deb13u1", "hi"),
+        ("glx-alternative-nvidia", "1.2.2", "ii"),
+        ("libnvidia-cfg1", "550.163.01-2", "ii"),
+        ("libnvidia-tesla-535-cuda1", "535.274.02-1~deb13u1", "hi"),
+        ("libnvidia-tesla-535-ml1", "535.274.02-1~deb13u1", "hi"),
+        ("libnvidia-tesla-535-ptxjitcompiler1", "535.274.02-1~deb13u1", "ii"),
+        ("nvidia-persistenced", "550.163.01-1", "ii"),
+        ("nvidia-tesla-535-alternative", "535.274.02-1~deb13u1", "ii"),
+        ("nvidia-tesla-535-kernel-dkms", "535.274.02-1~deb13u1", "hi"),
+        ("nvidia-tesla-535-smi", "535.274.02-1~deb13u1", "hi"),
+        ("nvidia-tesla-470-kernel-dkms", "470.256.02-1", "rc"),
+        ("slurmd", "24.11.5-2", "ii"),
+    ]
+)
+
+
+def test_change_from_debian_535_to_550_removes_exactly_the_535_packages():
+    change = nvidia_driver_change(DPKG_535, "550.163.01")
+    assert (change["from"], change["to"], change["needed"], change["problems"]) == ("535.274.02", "550.163.01", True, [])
+    assert change["remove"] == [
+        "firmware-nvidia-tesla-535-gsp",
+        "libnvidia-tesla-535-cuda1",
+        "libnvidia-tesla-535-ml1",
+        "libnvidia-tesla-535-ptxjitcompiler1",
+        "nvidia-tesla-535-alternative",
+        "nvidia-tesla-535-kernel-dkms",
+        "nvidia-tesla-535-smi",
+    ]
+    assert change["unhold"] == [
+        "firmware-nvidia-tesla-535-gsp",
+        "libnvidia-tesla-535-cuda1",
+        "libnvidia-tesla-535-ml1",
+        "nvidia-tesla-535-kernel-dkms",
+        "nvidia-tesla-535-smi",
+    ]
+
+
+def test_no_change_on_the_installed_version_or_a_first_install():
+    assert nvidia_driver_change(DPKG_535, "535.274.02")["needed"] is False
+    first = nvidia_driver_change("slurmd|24.11.5-2|ii\n", "550.163.01")
+    assert (first["from"], first["needed"], first["remove"]) == ("", False, [])
+
+
+def test_two_installed_kernel_modules_are_a_problem():
+    dpkg = DPKG_535 + "nvidia-kernel-open-dkms|1:570.172.08-1|ii \n"
+    change = nvidia_driver_change(dpkg, "570.172.08")
+    assert change["needed"] is False
+    assert change["problems"] == [
+        "this host has NVIDIA kernel modules of 535.274.02 and 570.172.08 installed at once "
+        "(nvidia-kernel-open-dkms 570.172.08, nvidia-tesla-535-kernel-dkms 535.274.02); remove all but one with apt before changing the driver"
+    ]
+
+
+def test_removal_extra_names_the_dependents_apt_would_take():
+    simulation = "Purg nvidia-tesla-535-smi [535.274.02-1~deb13u1]\nRemv dcgm-exporter [3.3.5]\nInst foo\n"
+    assert nvidia_removal_extra(simulation, ["nvidia-tesla-535-smi"]) == ["dcgm-exporter"]
+    assert nvidia_removal_extra("Purg nvidia-tesla-535-smi [x]\n", ["nvidia-tesla-535-smi"]) == []
+
+
+def test_change_problems_after_the_change():
+    hold = nvidia_driver_packages("550.163.01", "debian", "proprietary")["hold"]
+    done = "".join("%s|550.163.01-2|hi \n" % name for name in hold)
+    assert nvidia_change_problems(done, "550.163.01", hold, ["nvidia-tesla-535-smi"]) == []
+    half = done.replace("nvidia-smi|550.163.01-2|hi", "nvidia-smi|550.163.01-2|ii") + "nvidia-tesla-535-smi|535.274.02-1|ii \n"
+    half = half.replace("libcuda1|550.163.01-2|hi \n", "")
+    assert nvidia_change_problems(half, "550.163.01", hold, ["nvidia-tesla-535-smi"]) == [
+        "nvidia-smi 550.163.01-2 is not held",
+        "libcuda1 is not installed, not 550.163.01",
+        "the old driver's nvidia-tesla-535-smi still installed",
+    ]
+
+
+def test_pinned_packages_with_fabric_manager_and_nscq_from_nvidia():
+    assert nvidia_pinned_packages("570.172.08", "nvidia_repo", "open") == [
+        "nvidia-kernel-open-dkms",
+        "nvidia-driver-cuda",
+        "nvidia-persistenced",
+        "nvidia-fabricmanager-570",
+        "libnvidia-nscq-570",
+    ]
+    assert nvidia_pinned_packages("580.95.05", "nvidia_repo", "open")[-2:] == ["nvidia-fabricmanager", "libnvidia-nscq"]
+    assert nvidia_pinned_packages("535.274.02", "debian", "proprietary")[0] == "nvidia-tesla-535-kernel-dkms"
+    assert nvidia_pinned_packages("bad", "debian", "open") == []
