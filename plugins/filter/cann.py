@@ -24,5 +24,7 @@ class FilterModule:
                 cann.cann_plan,
                 cann.cann_installed_findings,
                 cann.cann_compat_lines,
+                cann.npu_network_findings,
+                cann.hccn_commands,
             )
         )

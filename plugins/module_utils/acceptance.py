@@ -36,9 +36,11 @@ def acceptance_hardware(names, hostvars):
     """Which hardware tests can run, from each compute node's probe.
 
     Each host has ``acceptance_node_tools`` (the probe's ``key=value`` lines:
-    ``nccl``, ``ib_write_bw``, ``hcas``) and maybe ``slurm_node_gpus``. Returns
-    ``{"nccl": ..., "ib": ...}``, each ``{"nodes", "gpus", "hca"}`` or
-    ``{"skipped": why}``: a test needs two nodes with the hardware and the tool.
+    ``nccl``, ``ib_write_bw``, ``hcas``, ``gdr``) and maybe ``slurm_node_gpus``.
+    Returns ``{"nccl": ..., "ib": ..., "gdr": ...}``: nccl and ib each
+    ``{"nodes", "gpus", "hca"}`` or ``{"skipped": why}`` (a test needs two nodes
+    with the hardware and the tool); gdr ``{"nodes", "without"}``, the nodes
+    with GPUs and HCAs and those of them without nvidia_peermem, or skipped.
     """
     probes = {}
     for name in names:
@@ -49,6 +51,7 @@ def acceptance_hardware(names, hostvars):
             "hcas": probe.get("hcas", "").split(),
             "nccl": probe.get("nccl", "").strip(),
             "ib": probe.get("ib_write_bw", "").strip(),
+            "gdr": probe.get("gdr", "").strip() == "peermem",
         }
     plan = {}
     for key, needs, what in (("nccl", "gpus", "GPUs"), ("ib", "hcas", "InfiniBand HCAs")):
@@ -61,6 +64,12 @@ def acceptance_hardware(names, hostvars):
         else:
             first = probes[ready[0]]
             plan[key] = {"nodes": ready[:2], "gpus": first["gpus"], "hca": (first["hcas"] or [""])[0]}
+    # GPUDirect RDMA on every node with GPUs and InfiniBand HCAs (nvidia_peermem loaded).
+    both = sorted(name for name, probe in probes.items() if probe["gpus"] and probe["hcas"])
+    if both:
+        plan["gdr"] = {"nodes": both, "without": [name for name in both if not probes[name]["gdr"]]}
+    else:
+        plan["gdr"] = {"skipped": "no node with both GPUs and InfiniBand HCAs"}
     return plan
 
 
@@ -95,7 +104,8 @@ def acceptance_report(results, limits):
     (the loop results of one ``srun hostname`` per partition: ``item`` from
     acceptance_partitions, ``rc``, ``stdout_lines``), ``oom_state`` (the state
     of a job that outgrew its --mem), ``cpuset`` (what a -c1 step may use),
-    ``nccl`` and ``ib`` (``{"skipped": why}`` or ``{"stdout": ...}``).
+    ``nccl`` and ``ib`` (``{"skipped": why}`` or ``{"stdout": ...}``), ``gdr``
+    (acceptance_hardware's).
     ``limits``: ``latency_p99_max_s``, ``nccl_busbw_min_gbs`` (GB/s) and
     ``ib_bw_min_gbps`` (Gb/s); 0 means "report only".
     """
@@ -133,6 +143,16 @@ def acceptance_report(results, limits):
         value = parse(result.get("stdout"))
         shown = "no result in its output" if value is None else "%.1f %s" % (value, unit)
         checks.append(_check(name, shown, ">= %g %s" % (limit, unit) if limit else "", value is not None and value >= limit))
+    gdr = results["gdr"]
+    if "skipped" in gdr:
+        checks.append(_skipped("GPUDirect RDMA (nvidia_peermem)", gdr["skipped"]))
+    else:
+        shown = "on %d of %d GPU+InfiniBand nodes%s" % (
+            len(gdr["nodes"]) - len(gdr["without"]),
+            len(gdr["nodes"]),
+            "; not on " + ",".join(gdr["without"]) if gdr["without"] else "",
+        )
+        checks.append(_check("GPUDirect RDMA (nvidia_peermem)", shown, "all", not gdr["without"]))
     return {"checks": checks, "passed": all(item["verdict"] != "FAIL" for item in checks), "latency": latency["latency"]}
 
 

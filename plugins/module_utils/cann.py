@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import ipaddress
 import posixpath
 import re
 
@@ -297,3 +298,138 @@ OPTION_NAME = re.compile(r"\b(%s)\b" % "|".join(sorted(ROLE_NAMES, key=len, reve
 def cann_compat_lines(findings):
     """driver_compat's findings as ``[id] cann_driver_packages: message`` lines that name the role's variables."""
     return ["[%s] cann_driver_packages: %s" % (item["id"], OPTION_NAME.sub(lambda match: ROLE_NAMES[match.group(1)], item["message"])) for item in findings]
+
+
+# ---------------------------------------------------------------- the NPUs' RoCE ports (hccn_tool)
+
+# hccn_tool keeps each NPU's settings in /etc/hccn.conf as <key>_<device id>=<value>.
+HCCN_KEYS = ("address", "netmask", "gateway", "netdetect")
+
+
+def _ipv4(value):
+    try:
+        return ipaddress.IPv4Address(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _netmask(value):
+    try:
+        return ipaddress.IPv4Network("0.0.0.0/%s" % value).prefixlen if isinstance(value, str) and _ipv4(value) else None
+    except ValueError:
+        return None
+
+
+def npu_network_findings(settings, others=None, npu_count=0):
+    """What is wrong with one host's NPU network plan, checked before any port changes.
+
+    ``settings``: ``{addresses, netmask, gateway, netdetect}`` (the
+    cann_driver_npu_* variables; addresses[i] is NPU i's address);
+    ``others``: ``{host: addresses}`` of the other hosts, for duplicates;
+    ``npu_count``: the NPUs on the host's PCI bus (0: unknown).
+    """
+    addresses = settings.get("addresses") or []
+    if not addresses:
+        return []
+    found = []
+    if not isinstance(addresses, list):
+        return [finding("cann_driver_npu_addresses", "cann_driver_npu_addresses=%r is not a list; give one IPv4 address per NPU, NPU 0 first" % (addresses,))]
+    netmask = settings.get("netmask")
+    prefix = _netmask(netmask)
+    if prefix is None:
+        found.append(
+            finding(
+                "cann_driver_npu_netmask", "cann_driver_npu_netmask=%r is not an IPv4 netmask; give the RoCE subnet's mask, e.g. 255.255.255.0" % (netmask,)
+            )
+        )
+    parsed = []
+    for index, value in enumerate(addresses):
+        address = _ipv4(value)
+        if address is None:
+            found.append(
+                finding(
+                    "cann_driver_npu_addresses", "cann_driver_npu_addresses[%d]=%r is not an IPv4 address; give NPU %d's RoCE address" % (index, value, index)
+                )
+            )
+            continue
+        parsed.append((index, address))
+        if prefix is not None and prefix < 31:
+            network = ipaddress.IPv4Network("%s/%d" % (address, prefix), strict=False)
+            if address in (network.network_address, network.broadcast_address):
+                found.append(
+                    finding(
+                        "cann_driver_npu_addresses",
+                        "cann_driver_npu_addresses[%d]=%s is the %s address of %s; give a host address"
+                        % (index, address, "network" if address == network.network_address else "broadcast", network),
+                    )
+                )
+    seen = {}
+    for index, address in parsed:
+        if address in seen:
+            found.append(
+                finding(
+                    "cann_driver_npu_addresses",
+                    "cann_driver_npu_addresses[%d]=%s is also NPU %d's address; every NPU needs its own" % (index, address, seen[address]),
+                )
+            )
+        seen.setdefault(address, index)
+    for host, theirs in sorted((others or {}).items()):
+        taken = set(_ipv4(value) for value in (theirs or []) if isinstance(theirs, list)) & set(seen)
+        for address in sorted(taken):
+            found.append(
+                finding(
+                    "cann_driver_npu_addresses",
+                    "cann_driver_npu_addresses[%d]=%s is also an NPU address of %s; every NPU in the cluster needs its own" % (seen[address], address, host),
+                )
+            )
+    if npu_count and len(addresses) != npu_count:
+        found.append(
+            finding(
+                "cann_driver_npu_addresses",
+                "cann_driver_npu_addresses gives %d addresses for the %d NPUs on the PCI bus; give one per NPU, NPU 0 first" % (len(addresses), npu_count),
+            )
+        )
+    for variable in ("gateway", "netdetect"):
+        value = settings.get(variable)
+        if value in (None, ""):
+            continue
+        address = _ipv4(value)
+        if address is None:
+            found.append(finding("cann_driver_npu_" + variable, "cann_driver_npu_%s=%r is not an IPv4 address" % (variable, value)))
+        elif variable == "gateway" and prefix is not None:
+            outside = [index for index, own in parsed if address not in ipaddress.IPv4Network("%s/%d" % (own, prefix), strict=False)]
+            if outside or address in seen:
+                found.append(
+                    finding(
+                        "cann_driver_npu_gateway",
+                        "cann_driver_npu_gateway=%s is %s; give the RoCE subnet's gateway"
+                        % (address, "an NPU's own address" if address in seen else "outside the subnet of NPU %s's address" % outside[0]),
+                    )
+                )
+    return found
+
+
+def hccn_conf(text):
+    """``{key_device: value}`` of /etc/hccn.conf (``address_0=10.20.0.11`` lines)."""
+    values = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.strip().partition("=")
+        if sep and key and not key.startswith("#"):
+            values[key.strip()] = value.strip()
+    return values
+
+
+def hccn_commands(conf_text, settings):
+    """The ``hccn_tool`` arguments that bring each NPU's port to the plan; none when /etc/hccn.conf already says so."""
+    current = hccn_conf(conf_text)
+    netdetect = settings.get("netdetect") or settings.get("gateway") or ""
+    commands = []
+    for index, address in enumerate(settings.get("addresses") or []):
+        device = str(index)
+        if current.get("address_" + device) != address or current.get("netmask_" + device) != settings.get("netmask"):
+            commands.append(["-i", device, "-ip", "-s", "address", address, "netmask", settings.get("netmask")])
+        if settings.get("gateway") and current.get("gateway_" + device) != settings["gateway"]:
+            commands.append(["-i", device, "-gateway", "-s", "gateway", settings["gateway"]])
+        if netdetect and current.get("netdetect_" + device) != netdetect:
+            commands.append(["-i", device, "-netdetect", "-s", "address", netdetect])
+    return commands

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
 
-CHECKS = ("gres_devices", "smi", "xid", "ib_ports", "disk_free", "memory", "munge", "clock", "driver")
+CHECKS = ("gres_devices", "smi", "xid", "ib_ports", "disk_free", "memory", "munge", "clock", "driver", "npu_links")
 
 
 class HealthcheckError(ValueError):
@@ -40,8 +40,9 @@ def healthcheck_settings(settings):
 def healthcheck_config(node, settings):
     """The checks one node runs, as the checker reads them (JSON).
 
-    ``node``: ``{name, real_memory_mb, gpu_files, driver}`` from the slurm.conf model (``driver``: ``{version,
-    packages}`` where the nvidia_driver role installs a driver, the packages pinned to its version);
+    ``node``: ``{name, real_memory_mb, gpu_files, driver, npu_links}`` from the slurm.conf model (``driver``:
+    ``{version, packages}`` where the nvidia_driver role installs a driver, the packages pinned to its version;
+    ``npu_links``: ``{command, devices}`` where cann_driver sets the NPUs' RoCE addresses);
     ``settings``: the role's variables (timeout, state_dir, disk_free_mb,
     ib_rate_gbps, ib_hcas, skip). A node with GPUs also checks nvidia-smi
     and new XID errors; every node checks its disks, memory, munge, clock and
@@ -68,7 +69,10 @@ def healthcheck_config(node, settings):
         checks["xid"] = {}
     driver = node.get("driver") or {}
     if driver.get("version"):
-        checks["driver"] = {"version": str(driver["version"]), "packages": list(driver.get("packages") or [])}
+        checks["driver"] = {"version": str(driver["version"]), "packages": list(driver.get("packages") or []), "gdr": bool(driver.get("gdr"))}
+    links = node.get("npu_links") or {}
+    if links.get("devices"):
+        checks["npu_links"] = {"command": [str(links["command"])], "devices": [int(device) for device in links["devices"]]}
     return {
         "node": node["name"],
         "timeout": int(settings.get("timeout") or 10),

@@ -6,7 +6,8 @@ and optionally as a Slurm Prolog. It runs the checks named in a JSON config
 (/etc/aicluster/nhc.json, written by Ansible): GPU device
 files, nvidia-smi/npu-smi, new NVIDIA XIDs in the kernel log, InfiniBand port
 state and rate, free disk space, memory, munge, clock sync, and the loaded
-NVIDIA module and its pinned packages at the driver's version.
+NVIDIA module and its pinned packages at the driver's version, and the NPUs'
+RoCE links.
 
 Every check runs in its own forked child with a hard timeout, all of them at
 once, so a hung nvidia-smi or NFS mount can't hang slurmd.
@@ -102,6 +103,12 @@ def _command(value):
     return value
 
 
+def _bool(value):
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
 def _is_number(value):
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -171,10 +178,13 @@ CHECK_OPTIONS = {
     "disk_free": {"paths": (_thresholds, REQUIRED)},
     "munge": {"command": (_command, ["sh", "-c", "munge -n | unmunge"])},
     "clock": {"command": (_command, ["timedatectl", "show", "--property=NTPSynchronized", "--value"]), "expect": (_string, "yes")},
+    "npu_links": {"command": (_command, ["/usr/local/Ascend/driver/tools/hccn_tool"]), "devices": (_codes, REQUIRED)},
     "driver": {
         "version": (_string, REQUIRED),
         "packages": (_strings, []),
         "module": (_string, "/sys/module/nvidia/version"),
+        "gdr": (_bool, False),
+        "sysfs": (_string, "/sys"),
         "command": (_command, ["dpkg-query", "-W", "-f", "${Package}|${Version}|${db:Status-Abbrev}\n"]),
     },
 }
@@ -413,12 +423,13 @@ def check_ib_ports(spec, config):
 
 def check_driver(spec, config):
     """The loaded module and every installed package pinned to the driver (fabric manager, NSCQ, persistenced...)
-    at the driver's version: a half-finished driver change or an unheld package upgrade drains the node."""
+    at the driver's version: a half-finished driver change or an unheld package upgrade drains the node. With
+    ``gdr``, nvidia_peermem loaded wherever the module is and an InfiniBand HCA is present (GPUDirect RDMA)."""
     wanted = spec["version"]
-    problems = []
+    off = []
     loaded = _read_sysfs(spec["module"])
     if loaded is not None and loaded != wanted:
-        problems.append(f"module {loaded}")
+        off.append(f"module {loaded}")
     if spec["packages"]:
         # dpkg-query exits 1 when a named package is not installed (not every host has the fabric manager).
         proc = run_command(spec["command"] + spec["packages"])
@@ -428,10 +439,24 @@ def check_driver(spec, config):
                 continue
             version = fields[1].split(":", 1)[-1].split("-", 1)[0]
             if version != wanted:
-                problems.append(f"{fields[0]} {version}")
-    if problems:
-        return Result(False, f"{_summarize(problems)} not {wanted}")
-    return Result(True)
+                off.append(f"{fields[0]} {version}")
+    problems = [f"{_summarize(off)} not {wanted}"] if off else []
+    hcas = os.path.join(spec["sysfs"], "class", "infiniband")
+    gpus_and_hcas = spec["gdr"] and loaded is not None and os.path.isdir(hcas) and os.listdir(hcas)
+    if gpus_and_hcas and not os.path.isdir(os.path.join(spec["sysfs"], "module", "nvidia_peermem")):
+        problems.append("nvidia_peermem not loaded (no GPUDirect RDMA)")
+    return _verdict(problems)
+
+
+def check_npu_links(spec, config):
+    """Each NPU's own RoCE port up, as hccn_tool reads it (``link status: UP``)."""
+    down = []
+    for device in spec["devices"]:
+        proc = _succeeded(run_command(spec["command"] + ["-i", str(device), "-link", "-g"]))
+        match = re.search(r"link status:\s*(\S+)", proc.stdout, re.I)
+        if not (match and match.group(1).upper() == "UP"):
+            down.append(f"NPU {device} {match.group(1) if match else 'unread'}")
+    return _verdict(down)
 
 
 def check_disk_free(spec, config):
@@ -486,6 +511,7 @@ CHECKS = {
     "munge": check_munge,
     "clock": check_clock,
     "driver": check_driver,
+    "npu_links": check_npu_links,
 }
 
 # ---------------------------------------------------------------- running

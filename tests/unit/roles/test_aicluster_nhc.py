@@ -127,9 +127,32 @@ def test_driver_names_the_module_and_every_package_off_version(tmp_path):
     assert (result.ok, result.detail) == (False, "module 535.274.02, nvidia-fabricmanager-550 550.90.07 not 550.163.01")
 
 
+def test_driver_expects_nvidia_peermem_where_gpus_and_hcas_are(tmp_path):
+    sysfs = tmp_path / "sys"
+    (sysfs / "module" / "nvidia").mkdir(parents=True)
+    (sysfs / "module" / "nvidia" / "version").write_text("550.163.01\n")
+    spec = {"version": "550.163.01", "module": str(sysfs / "module" / "nvidia" / "version"), "gdr": True, "sysfs": str(sysfs)}
+    assert run_one(tmp_path, "driver", spec).ok  # no InfiniBand HCA
+    (sysfs / "class" / "infiniband" / "mlx5_0").mkdir(parents=True)
+    result = run_one(tmp_path, "driver", spec)
+    assert (result.ok, result.detail) == (False, "nvidia_peermem not loaded (no GPUDirect RDMA)")
+    assert run_one(tmp_path, "driver", dict(spec, gdr=False)).ok
+    (sysfs / "module" / "nvidia_peermem").mkdir()
+    assert run_one(tmp_path, "driver", spec).ok
+
+
 def test_driver_without_a_loaded_module_checks_the_packages_only(tmp_path):
     spec = {"version": "550.163.01", "module": str(tmp_path / "absent")}
     assert run_one(tmp_path, "driver", spec).ok
+
+
+def test_npu_links_read_every_device(tmp_path):
+    tool = tmp_path / "hccn_tool"
+    tool.write_text('#!/bin/sh\n[ "$2" = 3 ] && echo "link status: DOWN" && exit 0\n[ "$2" = 5 ] && exit 0\necho "link status: UP"\n')
+    tool.chmod(0o755)
+    assert run_one(tmp_path, "npu_links", {"command": [str(tool)], "devices": [0, 1, 2]}).ok
+    result = run_one(tmp_path, "npu_links", {"command": [str(tool)], "devices": list(range(8))})
+    assert (result.ok, result.detail) == (False, "NPU 3 DOWN, NPU 5 unread")
 
 
 def test_smi_fails_on_exit_code_with_first_error_line(tmp_path):

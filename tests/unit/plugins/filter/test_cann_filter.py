@@ -18,6 +18,8 @@ def test_filter_names():
         "cann_plan",
         "cann_same_version",
         "cann_version_files",
+        "hccn_commands",
+        "npu_network_findings",
     ]
     for name, function in FILTERS.items():
         assert function is getattr(cann, name)

@@ -37,6 +37,7 @@ RESULTS = {
     "cpuset": "3",
     "nccl": {"skipped": "nccl-tests not installed"},
     "ib": {"skipped": "no InfiniBand HCA"},
+    "gdr": {"skipped": "no node with both GPUs and InfiniBand HCAs"},
 }
 
 
@@ -55,6 +56,7 @@ def test_report_passes_and_skips_absent_hardware():
     assert verdicts["partition single job"] == "pass"
     assert verdicts["NCCL all_reduce bus bandwidth"] == "skipped"
     assert verdicts["ib_write_bw"] == "skipped"
+    assert verdicts["GPUDirect RDMA (nvidia_peermem)"] == "skipped"
 
 
 @pytest.mark.parametrize(
@@ -68,6 +70,7 @@ def test_report_passes_and_skips_absent_hardware():
         ({"cpuset": "0-3"}, "cpuset of a -c1 step"),
         ({"nccl": {"stdout": NCCL}}, "NCCL all_reduce bus bandwidth"),
         ({"ib": {"stdout": "error"}}, "ib_write_bw"),
+        ({"gdr": {"nodes": ["n1", "n2"], "without": ["n2"]}}, "GPUDirect RDMA (nvidia_peermem)"),
     ],
 )
 def test_report_fails_on_each_bad_measurement(change, failing):
@@ -102,6 +105,7 @@ def test_hardware_plan_needs_two_equipped_nodes():
     assert acceptance_hardware(["n1", "n2"], bare) == {
         "nccl": {"skipped": "fewer than two nodes with GPUs"},
         "ib": {"skipped": "fewer than two nodes with InfiniBand HCAs"},
+        "gdr": {"skipped": "no node with both GPUs and InfiniBand HCAs"},
     }
     half = {
         "n1": _host("nccl=/usr/bin/all_reduce_perf\nib_write_bw=/usr/bin/ib_write_bw\nhcas=mlx5_0 mlx5_1", gpus=8),
@@ -110,6 +114,23 @@ def test_hardware_plan_needs_two_equipped_nodes():
     plan = acceptance_hardware(["n1", "n2.example"], half)
     assert plan["nccl"] == {"skipped": "nccl-tests (all_reduce_perf) is not installed on two nodes with GPUs (found on: n1)"}
     assert plan["ib"] == {"nodes": ["n1", "n2"], "gpus": 8, "hca": "mlx5_0"}
+    assert plan["gdr"] == {"nodes": ["n1", "n2"], "without": ["n1", "n2"]}
+
+
+def test_gdr_on_every_gpu_infiniband_node():
+    hosts = {
+        "n1": _host("hcas=mlx5_0\ngdr=peermem", gpus=8),
+        "n2": _host("hcas=mlx5_0\ngdr=", gpus=8),
+        "n3": _host("hcas=\ngdr=", gpus=8),
+        "n4": _host("hcas=mlx5_0\ngdr="),
+    }
+    plan = acceptance_hardware(["n1", "n2", "n3", "n4"], hosts)
+    assert plan["gdr"] == {"nodes": ["n1", "n2"], "without": ["n2"]}
+    report = acceptance_report(dict(RESULTS, gdr=plan["gdr"]), {})
+    (row,) = [item for item in report["checks"] if item["name"] == "GPUDirect RDMA (nvidia_peermem)"]
+    assert (row["result"], row["verdict"]) == ("on 1 of 2 GPU+InfiniBand nodes; not on n2", "FAIL")
+    good = acceptance_report(dict(RESULTS, gdr={"nodes": ["n1"], "without": []}), {})
+    assert good["passed"]
 
 
 def test_partitions_from_sinfo():

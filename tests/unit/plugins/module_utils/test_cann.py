@@ -182,3 +182,74 @@ def test_compat_lines_name_the_role_variables():
         "[HOST-KHDR] cann_driver_packages: no headers for the running kernel 6.12: install linux-headers-6.12, or set cann_driver_module_build=precompiled",
         "[ASC-FWRANGE] cann_driver_packages: firmware.version=7.9.0 is outside the range; give cann_driver_firmware_range",
     ]
+
+
+# ---------------------------------------------------------------- the NPUs' RoCE ports
+
+NPU_PLAN = {
+    "addresses": ["10.20.0.%d" % (11 + index) for index in range(8)],
+    "netmask": "255.255.255.0",
+    "gateway": "10.20.0.1",
+    "netdetect": "10.20.0.1",
+}
+
+
+def npu_messages(found):
+    return [item["message"] if isinstance(item, dict) else str(item) for item in found]
+
+
+def test_a_sound_npu_plan_has_no_findings():
+    assert cann.npu_network_findings(NPU_PLAN, {"npu002": ["10.20.0.21"]}, 8) == []
+    assert cann.npu_network_findings(dict(NPU_PLAN, addresses=[])) == []
+
+
+def test_npu_plan_findings_name_the_variable_the_value_and_the_fix():
+    plan = dict(
+        NPU_PLAN,
+        addresses=["10.20.0.11", "10.20.0.11", "10.20.0.0", "10.20.0.255", "10.20.0.300", "10.20.0.21"],
+        gateway="10.30.0.1",
+        netdetect="detect-me",
+    )
+    found = npu_messages(cann.npu_network_findings(plan, {"npu002": ["10.20.0.21"], "npu003": None}, 8))
+    assert any("cann_driver_npu_addresses[1]=10.20.0.11 is also NPU 0's address" in text for text in found)
+    assert any("cann_driver_npu_addresses[2]=10.20.0.0 is the network address of 10.20.0.0/24" in text for text in found)
+    assert any("cann_driver_npu_addresses[3]=10.20.0.255 is the broadcast address of 10.20.0.0/24" in text for text in found)
+    assert any("cann_driver_npu_addresses[4]='10.20.0.300' is not an IPv4 address" in text for text in found)
+    assert any("cann_driver_npu_addresses[5]=10.20.0.21 is also an NPU address of npu002" in text for text in found)
+    assert any("gives 6 addresses for the 8 NPUs on the PCI bus" in text for text in found)
+    assert any("cann_driver_npu_gateway=10.30.0.1 is outside the subnet of NPU 0's address" in text for text in found)
+    assert any("cann_driver_npu_netdetect='detect-me' is not an IPv4 address" in text for text in found)
+
+
+@pytest.mark.parametrize("netmask", ["", None, "255.0.255.0", "24", "255.255.255.256"])
+def test_npu_plan_needs_a_netmask(netmask):
+    found = npu_messages(cann.npu_network_findings(dict(NPU_PLAN, netmask=netmask)))
+    assert len(found) == 1
+    assert "cann_driver_npu_netmask=%r is not an IPv4 netmask" % (netmask,) in found[0]
+
+
+def test_npu_addresses_not_a_list():
+    (text,) = npu_messages(cann.npu_network_findings(dict(NPU_PLAN, addresses="10.20.0.11")))
+    assert "cann_driver_npu_addresses='10.20.0.11' is not a list" in text
+
+
+def test_hccn_commands_set_only_what_differs():
+    commands = cann.hccn_commands("", NPU_PLAN)
+    assert len(commands) == 24
+    assert commands[:3] == [
+        ["-i", "0", "-ip", "-s", "address", "10.20.0.11", "netmask", "255.255.255.0"],
+        ["-i", "0", "-gateway", "-s", "gateway", "10.20.0.1"],
+        ["-i", "0", "-netdetect", "-s", "address", "10.20.0.1"],
+    ]
+    conf = "".join("address_%d=10.20.0.%d\nnetmask_%d=255.255.255.0\ngateway_%d=10.20.0.1\nnetdetect_%d=10.20.0.1\n" % (i, 11 + i, i, i, i) for i in range(8))
+    assert cann.hccn_commands(conf, NPU_PLAN) == []
+    moved = conf.replace("address_5=10.20.0.16", "address_5=10.20.0.99").replace("netdetect_2=10.20.0.1", "netdetect_2=10.20.0.2")
+    assert cann.hccn_commands(moved, NPU_PLAN) == [
+        ["-i", "2", "-netdetect", "-s", "address", "10.20.0.1"],
+        ["-i", "5", "-ip", "-s", "address", "10.20.0.16", "netmask", "255.255.255.0"],
+    ]
+
+
+def test_hccn_commands_without_gateway_or_netdetect():
+    commands = cann.hccn_commands("", dict(NPU_PLAN, gateway="", netdetect="", addresses=["10.20.0.11"]))
+    assert commands == [["-i", "0", "-ip", "-s", "address", "10.20.0.11", "netmask", "255.255.255.0"]]

@@ -16,6 +16,7 @@ NODE = {
     "real_memory_mb": 515000,
     "gpu_files": ["/dev/nvidia0", "/dev/nvidia1"],
     "driver": {"version": "550.163.01", "packages": ["nvidia-kernel-dkms", "nvidia-smi"]},
+    "npu_links": {"command": "/usr/local/Ascend/driver/tools/hccn_tool", "devices": [0, 1]},
 }
 SETTINGS = {"timeout": 5, "disk_free_mb": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}, "skip": []}
 
@@ -30,12 +31,13 @@ def test_a_gpu_node_checks_its_devices_the_driver_and_xids():
     assert config["checks"]["memory"] == {"real_memory_mb": 515000}
     assert config["checks"]["disk_free"] == {"paths": {"/tmp": 1024, "/var/lib/slurm/slurmd": 512}}
     assert config["checks"]["ib_ports"] == {"sysfs": "/sys/class/infiniband"}
-    assert config["checks"]["driver"] == {"version": "550.163.01", "packages": ["nvidia-kernel-dkms", "nvidia-smi"]}
+    assert config["checks"]["driver"] == {"version": "550.163.01", "packages": ["nvidia-kernel-dkms", "nvidia-smi"], "gdr": False}
+    assert config["checks"]["npu_links"] == {"command": ["/usr/local/Ascend/driver/tools/hccn_tool"], "devices": [0, 1]}
 
 
 def test_a_node_without_gpus_skips_the_gpu_checks():
-    config = healthcheck_config(dict(NODE, gpu_files=[], driver={}), SETTINGS)
-    assert not {"gres_devices", "smi", "xid", "driver"} & set(config["checks"])
+    config = healthcheck_config(dict(NODE, gpu_files=[], driver={}, npu_links={}), SETTINGS)
+    assert not {"gres_devices", "smi", "xid", "driver", "npu_links"} & set(config["checks"])
 
 
 def test_skip_and_infiniband_settings():
