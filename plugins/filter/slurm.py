@@ -185,12 +185,23 @@ def slurm_preflight_inventory(
 
 
 def slurm_preflight_host(
-    name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_stats=(), node_config=None, features=None, discover=False, accelerators=None
+    name,
+    facts,
+    memory_reserve_mb=0,
+    is_compute=True,
+    skip=(),
+    gpus=None,
+    gpu_stats=(),
+    node_config=None,
+    features=None,
+    discover=False,
+    accelerators=None,
+    nvml=False,
 ):
     """Per-host preflight findings from gathered facts, the ``stat`` results of the GPU device
     files and, for a node that discovers its GRES, its accelerator_info result."""
     present = [r["item"] for r in gpu_stats or () if (r.get("stat") or {}).get("ischr")]
-    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config, features, discover, accelerators)
+    return preflight.host_findings(name, facts, memory_reserve_mb, is_compute, skip, gpus, present, node_config, features, discover, accelerators, nvml)
 
 
 @_model

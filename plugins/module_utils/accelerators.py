@@ -207,6 +207,31 @@ def parse_nvidia_version(proc_text, sys_text=None):
     return {"version": version, "flavour": flavour}
 
 
+# nvidia-smi mig -lgi / -lci table rows: "|   0  MIG 1g.18gb   19   7   0:1   |" and "|   0   7   MIG 1g.18gb   0   0   0:1   |".
+_MIG_GI = re.compile(r"^\|\s*(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+\d+:\d+\s*\|", re.M)
+_MIG_CI = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+\d+:\d+\s*\|", re.M)
+
+
+def parse_mig(gi_text, ci_text):
+    """The MIG devices of ``nvidia-smi mig -lgi`` and ``mig -lci`` output: ``{gpus, devices, idle_instances}``.
+
+    ``gpus``: indices of the GPUs with GPU instances; ``devices``: one per
+    compute instance (what a job gets, and Slurm counts), ``{gpu, gi, ci,
+    profile}`` with the profile as nvidia-smi names it (``1g.18gb``,
+    ``1c.3g.71gb``); ``idle_instances``: GPU instances without a compute
+    instance, which no job can use. Both empty without MIG (nvidia-smi then
+    fails, and the caller passes None).
+    """
+    instances = [{"gpu": int(gpu), "gi": int(gi), "profile": profile} for gpu, profile, _pid, gi in _MIG_GI.findall(gi_text or "")]
+    devices = [{"gpu": int(gpu), "gi": int(gi), "ci": int(ci), "profile": profile} for gpu, gi, profile, _pid, ci in _MIG_CI.findall(ci_text or "")]
+    used = {(device["gpu"], device["gi"]) for device in devices}
+    return {
+        "gpus": sorted({instance["gpu"] for instance in instances} | {device["gpu"] for device in devices}),
+        "devices": sorted(devices, key=lambda device: (device["gpu"], device["gi"], device["ci"])),
+        "idle_instances": [instance for instance in instances if (instance["gpu"], instance["gi"]) not in used],
+    }
+
+
 def parse_nvidia_smi(text):
     """Rows of ``nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version --format=csv,noheader``."""
     rows = []
@@ -501,8 +526,9 @@ def _modprobe_texts(root):
 def gather(root="/", commands=None):
     """The accelerator facts of the host mounted at ``root``.
 
-    ``commands``: output of ``gcc``, ``mokutil``, ``nvidia-smi`` and ``npu-smi``
-    (keys of those names), None where the command is not installed.
+    ``commands``: output of ``gcc``, ``mokutil``, ``nvidia-smi``, ``nvidia-smi mig
+    -lgi``, ``nvidia-smi mig -lci`` and ``npu-smi`` (keys of those names), None
+    where the command is not installed or fails.
     """
     commands = commands or {}
     warnings = []
@@ -524,6 +550,11 @@ def gather(root="/", commands=None):
     nvidia["loaded"] = module_loaded(proc_modules, "nvidia")
 
     smi_rows = parse_nvidia_smi(commands.get("nvidia-smi"))
+    mig = parse_mig(commands.get("nvidia-smi mig -lgi"), commands.get("nvidia-smi mig -lci"))
+    for instance in mig["idle_instances"]:
+        warnings.append(
+            "MIG GPU instance %d (%s) on GPU %d has no compute instance: no job can use it" % (instance["gi"], instance["profile"], instance["gpu"])
+        )
     npu_smi = parse_npu_smi_info(commands.get("npu-smi"))
     core_index = slurm_core_index(cpu_topology(root))
     pci = scan_pci(root)
@@ -553,6 +584,7 @@ def gather(root="/", commands=None):
         "nvswitches": find_nvswitches(pci),
         "npus": npus,
         "nvidia_smi": {"present": commands.get("nvidia-smi") is not None, "gpus": smi_rows},
+        "mig": mig,
         "npu_smi": {"present": commands.get("npu-smi") is not None, "version": npu_smi["version"], "npus": npu_smi["npus"]},
         "warnings": warnings,
     }

@@ -124,14 +124,60 @@ def exclusive_nodes(nodes, exclusive_types):
     return chosen
 
 
-def _devices(info, types):
-    """``[(name, type, device_file, cores)]`` of one host's accelerator_info result, GPUs then NPUs, in device order."""
+def _mig_parts(info):
+    """``{gpu index: [MIG profile, ...]}`` of a host's MIG devices (accelerator_info's ``mig``)."""
+    parts = {}
+    for device in (info.get("mig") or {}).get("devices") or []:
+        parts.setdefault(device["gpu"], []).append(str(device["profile"]).lower())
+    return parts
+
+
+def mig_problem(info, nvml=False):
+    """Why Slurm cannot schedule this host's MIG devices (``nvml``: the installed Slurm has NVML), or None."""
+    parts = _mig_parts(info) if isinstance(info, dict) else {}
+    if not parts:
+        return None
+    summary = "; ".join(
+        "GPU %d: %s" % (gpu, ", ".join("%d x %s" % (profiles.count(profile), profile) for profile in sorted(set(profiles))))
+        for gpu, profiles in sorted(parts.items())
+    )
+    if not nvml:
+        return (
+            "MIG is enabled (%s), and without NVML slurmd cannot see MIG devices (Debian's Slurm is built without it). "
+            "Disable MIG (nvidia-smi -i <gpu> -mig 0, then reset the GPU), or install a Slurm built with NVML "
+            "(slurm_apt_repository) and set slurm_gres_nvml: true" % summary
+        )
+    whole = [device.get("smi_index") for device in info.get("gpus") or [] if device.get("smi_index") not in parts]
+    if whole:
+        return (
+            "MIG is enabled on some GPUs (%s) and not on GPUs %s: Slurm's NVML detection matches GRES types by substring, "
+            "so whole GPUs and MIG devices on one node cannot be told apart; partition every GPU of the node, or none"
+            % (summary, ", ".join(str(index) for index in whole))
+        )
+    return None
+
+
+def _devices(info, types, nvml=False):
+    """``[(name, type, device_file, cores)]`` of one host's accelerator_info result, GPUs then NPUs, in device order.
+
+    A GPU split by MIG gives one device per MIG device, typed by its profile
+    (``1g.18gb``: the part of the "MIG Profile" NVML reports, e.g.
+    ``nvidia_h200_1g.18gb``, that Slurm matches), without a device file: NVML
+    (``AutoDetect=nvml``, ``nvml`` true) finds them.
+    """
     if not isinstance(info, dict):
         raise GresError("accelerator facts must be the 'accelerators' dict that accelerator_info returns, not %r" % (info,))
     types = types or {}
+    problem = mig_problem(info, nvml)
+    if problem:
+        raise GresError(problem)
+    mig = _mig_parts(info)
     devices = []
     for key, name in KINDS:
         for device in info.get(key) or []:
+            if key == "gpus" and device.get("smi_index") in mig:
+                devices.extend((name, profile, None, device.get("cores")) for profile in mig[device["smi_index"]])
+                continue
             gres_type = types.get(device.get("device_id")) or device.get("gres_type")
             if not gres_type:
                 raise GresError(
@@ -142,19 +188,26 @@ def _devices(info, types):
     return devices
 
 
-def accelerator_gres_conf(info, types=None):
-    """gres.conf lines of one host (without NodeName=), one per device; ``types``: {PCI device id: GRES type} overrides."""
+def accelerator_gres_conf(info, types=None, nvml=False):
+    """gres.conf lines of one host (without NodeName=), one per device; ``types``: {PCI device id: GRES type} overrides.
+
+    A host with MIG devices gets ``AutoDetect=nvml`` alone: NVML gives slurmd each MIG device's files and cores.
+    """
+    found = _devices(info, types, nvml)
+    if any(device_file is None for _name, _type, device_file, _cores in found):
+        return ["AutoDetect=nvml"]
     lines = []
-    for name, gres_type, device_file, cores in _devices(info, types):
+    for name, gres_type, device_file, cores in found:
         line = "Name=%s Type=%s File=%s" % (name, gres_type, device_file)
         lines.append(line + (" Cores=%s" % cores if cores else ""))
     return lines
 
 
-def accelerator_node_gres(info, types=None):
-    """The NodeName ``Gres=`` value of one host, e.g. ``gpu:h200:8`` or ``gpu:a100:2,gpu:l40s:2``; empty without devices."""
+def accelerator_node_gres(info, types=None, nvml=False):
+    """The NodeName ``Gres=`` value of one host, e.g. ``gpu:h200:8``, ``gpu:a100:2,gpu:l40s:2`` or (MIG)
+    ``gpu:1g.18gb:14,gpu:3g.71gb:4``; empty without devices."""
     counts = {}
-    for name, gres_type, _file, _cores in _devices(info, types):
+    for name, gres_type, _file, _cores in _devices(info, types, nvml):
         counts[(name, gres_type)] = counts.get((name, gres_type), 0) + 1
     return ",".join("%s:%s:%d" % (name, gres_type, count) for (name, gres_type), count in counts.items())
 
@@ -165,7 +218,7 @@ def accelerator_gres_types(info_by_node, types=None):
     return [name for _key, name in KINDS if name in names]
 
 
-def accelerator_gres_lines(info_by_node, types=None):
+def accelerator_gres_lines(info_by_node, types=None, nvml=False):
     """gres.conf lines of many nodes: ``NodeName=<hostlist> Name=... File=... Cores=...``.
 
     ``info_by_node``: {node name: accelerator_info result}. Nodes whose lines are
@@ -174,7 +227,7 @@ def accelerator_gres_lines(info_by_node, types=None):
     """
     shapes = {}
     for node, info in (info_by_node or {}).items():
-        lines = tuple(accelerator_gres_conf(info, types))
+        lines = tuple(accelerator_gres_conf(info, types, nvml))
         if lines:
             shapes.setdefault(lines, []).append(node)
     result = []

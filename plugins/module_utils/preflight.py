@@ -973,10 +973,14 @@ def check_gres_sockets(name, node, info):
     return []
 
 
-def check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators):
-    """A node that discovers its GRES: its devices' cores against the node as slurm.conf will declare it."""
+def check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators, nvml=False):
+    """A node that discovers its GRES: its MIG devices against Slurm's NVML (``nvml``: slurm_gres_nvml), its devices'
+    cores against the node as slurm.conf will declare it."""
     if not accelerators:
         return []
+    problem = gres.mig_problem(accelerators, nvml)
+    if problem:
+        return [_finding("gpus", "error", "host %s: %s" % (name, problem), variable="slurm_gres_nvml")]
     try:
         node = slurm_conf.node_from_facts(name, facts, memory_reserve_mb, node_config)
     except (slurm_conf.SlurmConfError, TypeError, ValueError):
@@ -1019,7 +1023,18 @@ def check_gres_source(name, gpus, discover):
 
 
 def host_findings(
-    name, facts, memory_reserve_mb=0, is_compute=True, skip=(), gpus=None, gpu_files=(), node_config=None, features=None, discover=False, accelerators=None
+    name,
+    facts,
+    memory_reserve_mb=0,
+    is_compute=True,
+    skip=(),
+    gpus=None,
+    gpu_files=(),
+    node_config=None,
+    features=None,
+    discover=False,
+    accelerators=None,
+    nvml=False,
 ):
     """Per-host checks from gathered facts (and, for GPUs, the device files found)."""
     facts = facts or {}
@@ -1030,7 +1045,7 @@ def host_findings(
             + check_gpus(name, gpus, gpu_files)
             + check_node_config(name, facts, node_config)
             + check_features(name, features)
-            + (check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators) if discover else [])
+            + (check_discovered_gres(name, facts, memory_reserve_mb, node_config, accelerators, nvml) if discover else [])
         )
     if platform_series(facts) is None:
         seen = "%s %s (%s)" % (facts.get("distribution"), facts.get("distribution_version"), facts.get("distribution_release"))

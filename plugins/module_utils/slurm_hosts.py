@@ -20,8 +20,16 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.topology import To
 # The host variables each function reads.
 NAME_VARIABLES = ("slurm_emulated_nodes",)
 FACT_VARIABLES = ("ansible_facts",)
-NODE_VARIABLES = ("ansible_facts", "slurm_node_config", "slurm_node_features", "slurm_node_gpus", "slurm_emulated_nodes", "slurm_gres_discover_types")
-GRES_VARIABLES = ("slurm_node_gpus", "slurm_emulated_nodes", "slurm_gres_discover", "slurm_gres_discover_types")
+NODE_VARIABLES = (
+    "ansible_facts",
+    "slurm_node_config",
+    "slurm_node_features",
+    "slurm_node_gpus",
+    "slurm_emulated_nodes",
+    "slurm_gres_discover_types",
+    "slurm_gres_nvml",
+)
+GRES_VARIABLES = ("slurm_node_gpus", "slurm_emulated_nodes", "slurm_gres_discover", "slurm_gres_discover_types", "slurm_gres_nvml")
 TOPOLOGY_VARIABLES = ("slurm_topology_leaf",)
 HARDWARE_VARIABLES = ("accelerator_info_root", "preflight_hardware")
 
@@ -90,7 +98,10 @@ def nodes(hosts, names, memory_reserve_mb=0, discovered=None):
         )
         if name in discovered:
             node.pop("Gres", None)
-            found = gres.accelerator_node_gres(discovered[name], host.get("slurm_gres_discover_types"))
+            try:
+                found = gres.accelerator_node_gres(discovered[name], host.get("slurm_gres_discover_types"), bool(host.get("slurm_gres_nvml")))
+            except gres.GresError as error:
+                raise gres.GresError("host %s: %s" % (name, error)) from None
             if found:
                 node["Gres"] = found
             # A node whose accelerators split a socket is refused.
@@ -123,9 +134,10 @@ def gres_lines(hosts, names, discovered=None):
     by_types = {}
     for name, info in discovered.items():
         types = hosts[name].get("slurm_gres_discover_types") or {}
-        by_types.setdefault(tuple(sorted(types.items())), {})[slurm_conf.short_name(name)] = info
-    for types, infos in by_types.items():
-        lines.extend(gres.accelerator_gres_lines(infos, dict(types)))
+        nvml = bool(hosts[name].get("slurm_gres_nvml"))
+        by_types.setdefault((tuple(sorted(types.items())), nvml), {})[slurm_conf.short_name(name)] = info
+    for (types, nvml), infos in by_types.items():
+        lines.extend(gres.accelerator_gres_lines(infos, dict(types), nvml))
     return lines
 
 

@@ -18,7 +18,8 @@ description:
   - Lists NVIDIA GPUs (vendor 10de) and NVSwitches (PCI class 0x0680) and Ascend NPUs (vendor 19e5, class 0x1200) found
     on the PCI bus, each with its model, GRES type, NUMA node, local CPU list, the Slurm core indices of those CPUs and
     its device file (C(/dev/nvidiaN), C(/dev/davinciN)).
-  - Parses C(nvidia-smi) and C(npu-smi info) output when those commands exist. A host without accelerators gets empty lists.
+  - Parses C(nvidia-smi), C(nvidia-smi mig -lgi), C(nvidia-smi mig -lci) and C(npu-smi info) output when those commands
+    exist. A host without accelerators gets empty lists.
   - Changes nothing.
 options:
   root:
@@ -27,14 +28,16 @@ options:
     default: /
   run_commands:
     description:
-      - Run C(gcc), C(mokutil), C(nvidia-smi) and C(npu-smi) on the managed host. Turn it off when O(root) points at a
+      - Run C(gcc), C(mokutil), C(nvidia-smi) (also C(mig -lgi) and C(mig -lci)) and C(npu-smi) on the managed host. Turn
+        it off when O(root) points at a
         recorded tree, whose commands would describe another host.
     type: bool
     default: true
   recorded_commands:
     description:
-      - With O(run_commands=false), a JSON file on the managed host that maps C(gcc), C(mokutil), C(nvidia-smi) and
-        C(npu-smi) to the output they gave on the recorded host (absent or null - not installed there).
+      - With O(run_commands=false), a JSON file on the managed host that maps C(gcc), C(mokutil), C(nvidia-smi),
+        C(nvidia-smi mig -lgi), C(nvidia-smi mig -lci) and C(npu-smi) to the output they gave on the recorded host
+        (absent or null - not installed there, or no MIG).
     type: path
 attributes:
   check_mode:
@@ -116,6 +119,12 @@ accelerators:
     nvidia_smi:
       description: C(present) and the C(gpus) rows of C(nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version).
       type: dict
+    mig:
+      description:
+        - MIG, from C(nvidia-smi mig -lgi) and C(-lci); C(gpus) (indices of GPUs with GPU instances), C(devices) (one
+          per compute instance, C(gpu), C(gi), C(ci), C(profile) such as C(1g.18gb)) and C(idle_instances) (GPU instances
+          without a compute instance). Empty lists without MIG.
+      type: dict
     npu_smi:
       description: C(present), C(version) and the C(npus) rows of C(npu-smi info).
       type: dict
@@ -135,6 +144,9 @@ COMMANDS = {
     "gcc": ["-dumpfullversion", "-dumpversion"],
     "mokutil": ["--sb-state"],
     "nvidia-smi": ["--query-gpu=index,pci.bus_id,name,driver_version", "--format=csv,noheader"],
+    # MIG: GPU and compute instances; nvidia-smi fails (None) where no GPU has MIG enabled.
+    "nvidia-smi mig -lgi": ["mig", "-lgi"],
+    "nvidia-smi mig -lci": ["mig", "-lci"],
     "npu-smi": ["info"],
 }
 
@@ -143,7 +155,7 @@ def run_commands(module):
     """Output of each command, None when it is not installed or fails (nvidia-smi fails without a loaded driver)."""
     output = {}
     for name, args in COMMANDS.items():
-        path = module.get_bin_path(name)
+        path = module.get_bin_path(name.split()[0])
         output[name] = None
         if path:
             rc, out, err = module.run_command([path] + args)

@@ -350,7 +350,7 @@ def test_slurm_preflight_host_counts_only_character_devices(monkeypatch):
         {"item": "/dev/nvidia3", "skipped": True},
     ]
     assert slurm_preflight_host("g1", {"f": 1}, 10, False, ["s"], {"count": 3}, stats, {"CPUs": 1}, ["feat"], True, {"gpus": []}) == []
-    assert calls == [("g1", {"f": 1}, 10, False, ["s"], {"count": 3}, ["/dev/nvidia0"], {"CPUs": 1}, ["feat"], True, {"gpus": []})]
+    assert calls == [("g1", {"f": 1}, 10, False, ["s"], {"count": 3}, ["/dev/nvidia0"], {"CPUs": 1}, ["feat"], True, {"gpus": []}, False)]
 
 
 def test_slurm_preflight_host():

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 from repo_scripts import load
 
@@ -205,3 +207,75 @@ def test_accelerator_rejects_non_dict():
 )
 def test_gres_types(configured, discovered, expected):
     assert gres_types(configured, discovered) == expected
+
+
+# ---------------------------------------------------------------- MIG
+
+MIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "accelerators", "mig", "")
+
+
+def _read(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+@pytest.fixture
+def mig_facts(tmp_path):
+    """The H200 host with the reconstructed MIG layout (fixtures/accelerators/mig/README.md)."""
+
+    def load(lgi="h200_mig_lgi.txt", lci="h200_mig_lci.txt"):
+        root = tmp_path / "h200_mig"
+        _manifest, commands = replay.materialize("h200_hgx", str(root))
+        for key, name in (("nvidia-smi mig -lgi", lgi), ("nvidia-smi mig -lci", lci)):
+            commands[key] = _read(name if name.startswith("/") else MIG_DIR + name) if name else None
+        return gather(str(root), commands)
+
+    return load
+
+
+def test_mig_devices_from_nvidia_smi(mig_facts):
+    info = mig_facts()
+    mig = info["mig"]
+    assert mig["gpus"] == list(range(8))
+    assert len(mig["devices"]) == 4 * 7 + 3 * 2 + 1
+    assert mig["devices"][0] == {"gpu": 0, "gi": 7, "ci": 0, "profile": "1g.18gb"}
+    assert mig["idle_instances"] == [{"gpu": 7, "gi": 2, "profile": "3g.71gb"}]
+    assert "MIG GPU instance 2 (3g.71gb) on GPU 7 has no compute instance: no job can use it" in info["warnings"]
+
+
+def test_no_mig_without_output(facts):
+    assert facts("h200_hgx")["mig"] == {"gpus": [], "devices": [], "idle_instances": []}
+
+
+def test_mig_needs_nvml(mig_facts):
+    with pytest.raises(GresError, match=r"MIG is enabled \(GPU 0: 7 x 1g.18gb; .*GPU 7: 1 x 3g.71gb\), and without NVML slurmd cannot see"):
+        accelerator_node_gres(mig_facts())
+    with pytest.raises(GresError, match="set slurm_gres_nvml: true"):
+        accelerator_gres_conf(mig_facts())
+
+
+def test_mig_with_nvml_types_each_profile(mig_facts):
+    info = mig_facts()
+    assert accelerator_node_gres(info, nvml=True) == "gpu:1g.18gb:28,gpu:3g.71gb:7"
+    assert accelerator_gres_conf(info, nvml=True) == ["AutoDetect=nvml"]
+    assert accelerator_gres_lines({"gpu01": info, "gpu02": info}, nvml=True) == ["NodeName=gpu[01-02] AutoDetect=nvml"]
+
+
+def test_mig_on_some_gpus_only_is_refused(mig_facts, tmp_path):
+    lgi = _read(MIG_DIR + "h200_mig_lgi.txt")
+    lci = _read(MIG_DIR + "h200_mig_lci.txt")
+    (tmp_path / "lgi.txt").write_text("\n".join(line for line in lgi.splitlines() if not line.startswith(("|   4", "|   5", "|   6", "|   7"))))
+    (tmp_path / "lci.txt").write_text("\n".join(line for line in lci.splitlines() if not line.startswith(("|   4", "|   5", "|   6", "|   7"))))
+    info = mig_facts(str(tmp_path / "lgi.txt"), str(tmp_path / "lci.txt"))
+    with pytest.raises(GresError, match="and not on GPUs 4, 5, 6, 7: .*partition every GPU of the node, or none"):
+        accelerator_node_gres(info, nvml=True)
+
+
+def test_preflight_refuses_mig_without_nvml(mig_facts):
+    from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import check_discovered_gres
+
+    facts = {"processor_count": 2, "processor_cores": 56, "processor_threads_per_core": 2, "memtotal_mb": 2000000}
+    (finding,) = check_discovered_gres("gpu01", facts, 0, {"CPUs": 224, "Sockets": 2, "CoresPerSocket": 56, "ThreadsPerCore": 2}, mig_facts())
+    assert finding["variable"] == "slurm_gres_nvml"
+    assert finding["message"].startswith("host gpu01: MIG is enabled (GPU 0: 7 x 1g.18gb;")
+    assert check_discovered_gres("gpu01", facts, 0, {"CPUs": 224, "Sockets": 2, "CoresPerSocket": 56, "ThreadsPerCore": 2}, mig_facts(), True) == []
