@@ -18,9 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import pytest
+import yaml
 
 from ansible_collections.aicluster.slurm.plugins.filter.slurm import preflight_line, slurm_preflight_inventory
-from ansible_collections.aicluster.slurm.plugins.module_utils import gres, preflight
+from ansible_collections.aicluster.slurm.plugins.module_utils import gres, minio, preflight
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 INVENTORIES = sorted(p.name for p in (ROOT / "inventories").iterdir() if p.is_dir() and p.name != "lab")
@@ -28,7 +29,13 @@ INVENTORIES = sorted(p.name for p in (ROOT / "inventories").iterdir() if p.is_di
 # Secrets have no defaults and live in a vault, never in the example
 # inventories; preflight stops without them. These stand-ins are long enough
 # for its checks and are used only here.
-DUMMY_SECRETS = {"slurmdbd_storage_pass": "unit-test-not-a-secret-0123456789"}
+DUMMY_SECRETS = {
+    "slurmdbd_storage_pass": "unit-test-not-a-secret-0123456789",
+    "minio_root_user": "unit-test-admin",
+    "minio_root_password": "unit-test-not-a-secret-root-0123456789",
+    "minio_checkpoint_secret_key": "unit-test-not-a-secret-job-0123456789",
+}
+MINIO_DEFAULTS = yaml.safe_load((ROOT / "roles" / "minio" / "defaults" / "main.yml").read_text())
 
 
 def _ansible_inventory():
@@ -128,6 +135,47 @@ def test_every_compute_node_declares_sound_gpus(name):
     groups, hostvars = inventory(name)
     for host in groups["slurm_compute"]:
         gres.normalize_gpus(host, hostvars[host].get("slurm_node_gpus", {}))
+
+
+# The tiers as the mission draws them: accounting and monitoring from the mid-size tier on, MinIO at the large tier.
+
+
+@pytest.mark.parametrize("name", ["midsize", "large"])
+def test_midsize_and_large_have_accounting_and_monitoring(name):
+    groups = inventory(name)[0]
+    assert len(groups.get("slurmdbd") or []) == 1
+    assert len(groups.get("monitoring") or []) == 1
+
+
+@pytest.mark.parametrize("name", [name for name in INVENTORIES if "minio" in inventory(name)[0]])
+def test_minio_inventories_pass_the_minio_preflight(name):
+    """roles/minio/tasks/preflight.yml's check, with the role's defaults under the inventory's values."""
+    groups, hostvars = inventory(name)
+    v = {**MINIO_DEFAULTS, **hostvars[groups["minio"][0]], **DUMMY_SECRETS}
+    settings = {
+        "hosts": groups["minio"],
+        "addresses": v["minio_addresses"],
+        "data_dirs": v["minio_data_dirs"],
+        "port": v["minio_port"],
+        "scheme": "https",
+        "volumes": v["minio_volumes"],
+        "client_endpoint": v["minio_client_endpoint"],
+        "client_endpoints": v["minio_client_endpoints"],
+        "accounts": v["minio_checkpoint_accounts"],
+    }
+    credentials = {
+        "root_user": v["minio_root_user"],
+        "root_password": v["minio_root_password"],
+        "job_access_key": v["minio_checkpoint_access_key"],
+        "job_secret_key": v["minio_checkpoint_secret_key"],
+    }
+    assert [preflight_line(f) for f in minio.input_findings(settings, credentials)] == []
+
+
+def test_large_has_minio_for_checkpoints():
+    groups, hostvars = inventory("large")
+    assert len(groups["minio"]) >= 4
+    assert len(hostvars[groups["minio"][0]]["minio_data_dirs"]) >= 4
 
 
 # The large tier (> 1000 GPUs).
