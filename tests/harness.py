@@ -103,6 +103,31 @@ def stages(log_text):
     return found, verified
 
 
+# A failure line in a step's log: ansible's (not the retries of an until
+# loop), pytest's and the harness's own scripts' verdicts.
+FAILURE = re.compile(r"^(fatal|failed): \[|FAILED(?! - RETRYING)|^Traceback|\bFAIL\b")
+
+
+def why_failed(log_text, lines=14, width=160):
+    """The last failure in a step's log that was not ignored, after the name
+    of its task: short enough to be read at the end of a CI run's output
+    (which may show only its tail)."""
+    text = [line.replace("\u2502", "").strip() for line in ANSI.sub("", log_text).splitlines()]
+    text = [line for line in text if line]
+    found = None
+    for i, line in enumerate(text):
+        if not FAILURE.search(line):
+            continue
+        after = text[i + 1 : i + 80]
+        end = next((j for j, a in enumerate(after) if a.startswith("TASK [")), len(after))
+        if not any(a.startswith("...ignoring") for a in after[:end]):
+            found = i
+    if found is None:
+        return [line[:width] for line in text[-lines:]]
+    task = next((text[j] for j in range(found, -1, -1) if text[j].startswith("TASK [")), None)
+    return [line[:width] for line in ([task] if task else []) + text[found : found + lines]]
+
+
 def run_step(step, env):
     log = LOGS / (step.name + ".log")
     start = time.monotonic()
@@ -213,6 +238,11 @@ def main():
     failed = [s.name for s in everything if s.result.get("rc", 1)]
     print("steps: %d passed, %d failed" % (len(everything) - len(failed), len(failed)))
     if failed:
+        for name in failed:
+            log = LOGS / (name + ".log")
+            if log.exists():
+                print("why %s failed (%s):" % (name, log.relative_to(ROOT)))
+                print("\n".join("  " + line for line in why_failed(log.read_text(encoding="utf-8", errors="replace"))))
         print("failed: " + ", ".join(failed), file=sys.stderr)
         return 1
     return 0

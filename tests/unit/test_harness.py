@@ -102,3 +102,25 @@ def test_every_step_is_a_make_target():
     targets = {line.split(":", 1)[0] for line in makefile.splitlines() if line and not line[0].isspace() and ":" in line}
     for step in harness.STEPS + (harness.FINAL,):
         assert step.target[0] in targets, step.name
+
+
+def test_why_failed_names_the_task_that_failed_not_an_ignored_or_retried_one():
+    log = "\n".join(
+        [
+            "  \u2502 TASK [Expected refusal]",
+            "  \u2502 fatal: [ctl]: FAILED! =>",
+            "  \u2502     msg: refused as it should be",
+            "  \u2502 ...ignoring",
+            "  \u2502 TASK [Wait for the job]",
+            "  \u2502 FAILED - RETRYING: [ctl]: Wait for the job (3 retries left).",
+            "  \u2502 fatal: [ctl]: FAILED! =>",
+            "  \u2502     msg: the job never ended",
+            "  \u2502 PLAY RECAP",
+        ]
+    )
+    why = harness.why_failed(log, lines=2)
+    assert why == ["TASK [Wait for the job]", "fatal: [ctl]: FAILED! =>", "msg: the job never ended"]
+
+
+def test_why_failed_without_a_failure_line_is_the_tail():
+    assert harness.why_failed("a\nb\nc\n", lines=2) == ["b", "c"]
