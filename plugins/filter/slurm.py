@@ -265,6 +265,11 @@ def slurm_text_findings(lines, page, plugin_files=None, series=None):
     return slurm_schema.check_text(page, _text(lines), series, plugins)
 
 
+def slurm_pam_adopt(setting, groups):
+    """slurm_pam_adopt on or off for this inventory (auto: on with login nodes)."""
+    return preflight.pam_adopt_on(setting, groups)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -290,6 +295,7 @@ class FilterModule(object):
             "slurm_node_names": slurm_node_names,
             "slurm_nodes": slurm_nodes,
             "slurm_openmetrics": slurm_openmetrics,
+            "slurm_pam_adopt": slurm_pam_adopt,
             "slurm_parameter_lines": slurm_parameter_lines,
             "slurm_preflight_host": slurm_preflight_host,
             "slurm_preflight_inventory": slurm_preflight_inventory,

@@ -79,6 +79,7 @@ CHECK_IDS = (
     "node_features",
     "apt_repository",
     "slurm_openmetrics",
+    "login",
 )
 
 MUNGE_KEY_MIN_BYTES = 32
@@ -776,6 +777,56 @@ def check_openmetrics(setting, config, series=None):
     return [slurm_schema.finding("slurm_openmetrics", "slurm_openmetrics", shown, *problem)] if problem else []
 
 
+# A boolean as extra vars give it (-e slurm_pam_adopt=false): true, false, yes, no.
+_BOOL_WORDS = ("true", "false", "yes", "no")
+
+
+def pam_adopt_on(setting, groups):
+    """slurm_pam_adopt as the roles read it: auto is on when the inventory has login nodes."""
+    if str(setting).lower() == "auto":
+        return bool(groups.get("slurm_login"))
+    return setting is True or str(setting).lower() in ("true", "yes")
+
+
+def check_login(groups, config, pam_adopt="auto"):
+    """Login nodes (group slurm_login) apart from the daemons' hosts, and what
+    pam_slurm_adopt (slurm_pam_adopt) needs in slurm.conf."""
+    findings = []
+    if not (isinstance(pam_adopt, bool) or (isinstance(pam_adopt, str) and pam_adopt.lower() in ("auto",) + _BOOL_WORDS)):
+        fix = "set slurm_pam_adopt: auto (on with login nodes), true or false"
+        return [slurm_schema.finding("login", "slurm_pam_adopt", pam_adopt, "is not auto, true or false", fix)]
+    login = set(groups.get("slurm_login") or [])
+    for group, why in (
+        ("slurmctld", "users' sessions would compete with the controller"),
+        ("slurm_compute", "pam_slurm_adopt on it would refuse users' ssh logins without a job"),
+    ):
+        both = sorted(login & set(groups.get(group) or []))
+        if both:
+            findings.append(
+                _finding(
+                    "login",
+                    "error",
+                    "hosts %s are in both slurm_login and %s: %s; give the login nodes hosts of their own" % (", ".join(both), group, why),
+                    variable="groups.slurm_login",
+                    value=both,
+                )
+            )
+    flags = next((value for key, value in (config or {}).items() if str(key).lower() == "prologflags"), None)
+    if pam_adopt_on(pam_adopt, groups) and flags is not None:
+        names = [part.strip().lower() for part in str(flags).split(",")]
+        if "contain" not in names:
+            findings.append(
+                slurm_schema.finding(
+                    "login",
+                    "slurm_config.PrologFlags",
+                    flags,
+                    "drops Contain, which pam_slurm_adopt (slurm_pam_adopt) needs to adopt ssh sessions into a job",
+                    "add it (PrologFlags: %s,Contain) or set slurm_pam_adopt: false" % flags,
+                )
+            )
+    return findings
+
+
 def inventory_findings(
     groups,
     config,
@@ -794,7 +845,7 @@ def inventory_findings(
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
 
     ``settings``: the other values that land in Slurm's files,
-    ``{cluster_name, cgroups_config, slurmdbd_config, apt_repository, package_version, openmetrics}``.
+    ``{cluster_name, cgroups_config, slurmdbd_config, apt_repository, package_version, openmetrics, pam_adopt}``.
 
     ``series``: the Slurm series of the controllers' platform (platform_series), default SLURM_SERIES.
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.
@@ -817,6 +868,7 @@ def inventory_findings(
         + check_slurm_version(slurm_version, series)
         + check_settings(settings or {}, series)
         + check_openmetrics((settings or {}).get("openmetrics", "auto"), config, series)
+        + check_login(groups, config, (settings or {}).get("pam_adopt", "auto"))
         + hostlists
     )
     if not hostlists:

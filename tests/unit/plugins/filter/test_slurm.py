@@ -29,6 +29,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_node_names,
     slurm_nodes,
     slurm_openmetrics,
+    slurm_pam_adopt,
     slurm_parameter_lines,
     slurm_preflight_host,
     slurm_preflight_inventory,
@@ -105,6 +106,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_node_names": slurm_node_names,
         "slurm_nodes": slurm_nodes,
         "slurm_openmetrics": slurm_openmetrics,
+        "slurm_pam_adopt": slurm_pam_adopt,
         "slurm_parameter_lines": slurm_parameter_lines,
         "slurm_preflight_host": slurm_preflight_host,
         "slurm_preflight_inventory": slurm_preflight_inventory,
@@ -366,3 +368,9 @@ def test_slurm_series():
     assert slurm_series({"distribution": "Debian", "distribution_release": "trixie"}) == "24.11"
     # preflight refuses an untested platform; until then the default series.
     assert slurm_series({"distribution": "Debian", "distribution_release": "bookworm"}) == "24.11"
+
+
+def test_slurm_pam_adopt_is_on_with_login_nodes_unless_set():
+    assert slurm_pam_adopt("auto", {"slurm_login": ["login1"]}) is True
+    assert slurm_pam_adopt("auto", {"slurm_login": []}) is False
+    assert slurm_pam_adopt(False, {"slurm_login": ["login1"]}) is False

@@ -881,3 +881,58 @@ def test_state_save_that_cannot_be_written_is_a_warning_with_the_reason():
     (finding,) = check_state_save_marker("/nfs/state", "ctl1", None, "ctl2", False, "mktemp: failed to create file via template\nPermission denied\n")
     assert finding["severity"] == "warning"
     assert "could not write a test file on ctl1 (Permission denied)" in finding["message"]
+
+
+LOGIN_GROUPS = {"slurmctld": ["ctl"], "slurm_compute": ["n1", "n2"], "slurm_login": ["login1"]}
+
+
+@pytest.mark.parametrize(
+    ("setting", "groups", "expected"),
+    [
+        ("auto", LOGIN_GROUPS, True),
+        ("auto", {"slurmctld": ["ctl"], "slurm_compute": ["n1"]}, False),
+        ("AUTO", {"slurm_login": []}, False),
+        (True, {}, True),
+        ("true", {}, True),
+        (False, LOGIN_GROUPS, False),
+        ("false", LOGIN_GROUPS, False),
+        ("yes", {}, True),
+        ("no", LOGIN_GROUPS, False),
+    ],
+)
+def test_pam_adopt_on(setting, groups, expected):
+    assert preflight.pam_adopt_on(setting, groups) is expected
+
+
+def test_check_login_accepts_login_nodes_of_their_own():
+    assert preflight.check_login(LOGIN_GROUPS, {}, "auto") == []
+    assert preflight.check_login(LOGIN_GROUPS, {"PrologFlags": "Alloc,Contain"}, "auto") == []
+
+
+@pytest.mark.parametrize("group", ["slurmctld", "slurm_compute"])
+def test_check_login_refuses_a_login_node_that_is_also_a_daemon_host(group):
+    groups = dict(LOGIN_GROUPS, slurm_login=["login1", groups_first(group)])
+    findings = preflight.check_login(groups, {}, "auto")
+    assert [f["variable"] for f in findings] == ["groups.slurm_login"]
+    assert "slurm_login and %s" % group in findings[0]["message"]
+
+
+def groups_first(group):
+    return LOGIN_GROUPS[group][0]
+
+
+def test_check_login_needs_contain_in_prologflags_when_adopting():
+    findings = preflight.check_login(LOGIN_GROUPS, {"prologflags": "Alloc"}, "auto")
+    assert len(findings) == 1
+    assert findings[0]["variable"] == "slurm_config.PrologFlags"
+    assert "PrologFlags: Alloc,Contain" in findings[0]["message"]
+    assert "slurm_pam_adopt: false" in findings[0]["message"]
+    # Without adoption PrologFlags is the site's business.
+    assert preflight.check_login(LOGIN_GROUPS, {"PrologFlags": "Alloc"}, False) == []
+
+
+@pytest.mark.parametrize("bad", ["yes please", 1, ["auto"], None])
+def test_check_login_refuses_a_setting_that_is_not_auto_true_or_false(bad):
+    findings = preflight.check_login(LOGIN_GROUPS, {}, bad)
+    assert [f["variable"] for f in findings] == ["slurm_pam_adopt"]
+    assert "is not auto, true or false" in findings[0]["message"]
