@@ -147,6 +147,14 @@ def test_midsize_and_large_have_accounting_and_monitoring(name):
     assert len(groups.get("monitoring") or []) == 1
 
 
+@pytest.mark.parametrize("name", ["midsize", "large"])
+def test_midsize_and_large_have_login_nodes_of_their_own(name):
+    groups = inventory(name)[0]
+    login = set(groups.get("slurm_login") or [])
+    assert login
+    assert not login & set(groups["slurmctld"] + groups["slurm_compute"])
+
+
 @pytest.mark.parametrize("name", [name for name in INVENTORIES if "minio" in inventory(name)[0]])
 def test_minio_inventories_pass_the_minio_preflight(name):
     """roles/minio/tasks/preflight.yml's check, with the role's defaults under the inventory's values."""
