@@ -12,7 +12,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import findings, gres, hostlist, preflight, sacctmgr, slurm_conf, slurm_hosts, slurm_schema
+from ansible_collections.aicluster.slurm.plugins.module_utils import (
+    findings,
+    gres,
+    hostlist,
+    pam_adopt,
+    preflight,
+    sacctmgr,
+    slurm_conf,
+    slurm_hosts,
+    slurm_schema,
+)
 from ansible_collections.aicluster.slurm.plugins.module_utils.topology import TopologyError
 from ansible_collections.aicluster.slurm.plugins.plugin_utils.filters import filter_errors
 
@@ -267,7 +277,12 @@ def slurm_text_findings(lines, page, plugin_files=None, series=None):
 
 def slurm_pam_adopt(setting, groups):
     """slurm_pam_adopt on or off for this inventory (auto: on with login nodes)."""
-    return preflight.pam_adopt_on(setting, groups)
+    return pam_adopt.adopt_on(setting, groups)
+
+
+def slurm_pam_changes(stacks, adopt, profiles=()):
+    """The pam-auth-update actions ([action, profile]) that bring a host's PAM stacks to ``adopt``."""
+    return pam_adopt.profile_changes(adopt, stacks, profiles)
 
 
 class FilterModule(object):
@@ -296,6 +311,7 @@ class FilterModule(object):
             "slurm_nodes": slurm_nodes,
             "slurm_openmetrics": slurm_openmetrics,
             "slurm_pam_adopt": slurm_pam_adopt,
+            "slurm_pam_changes": slurm_pam_changes,
             "slurm_parameter_lines": slurm_parameter_lines,
             "slurm_preflight_host": slurm_preflight_host,
             "slurm_preflight_inventory": slurm_preflight_inventory,

@@ -15,7 +15,7 @@ import base64
 import binascii
 import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import apt_repository, gres, quoting, slurm_conf, slurm_schema, topology
+from ansible_collections.aicluster.slurm.plugins.module_utils import apt_repository, gres, pam_adopt, quoting, slurm_conf, slurm_schema, topology
 from ansible_collections.aicluster.slurm.plugins.module_utils.accelerators import parse_cpulist
 from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
@@ -781,20 +781,13 @@ def check_openmetrics(setting, config, series=None):
 _BOOL_WORDS = ("true", "false", "yes", "no")
 
 
-def pam_adopt_on(setting, groups):
-    """slurm_pam_adopt as the roles read it: auto is on when the inventory has login nodes."""
-    if str(setting).lower() == "auto":
-        return bool(groups.get("slurm_login"))
-    return setting is True or str(setting).lower() in ("true", "yes")
-
-
-def check_login(groups, config, pam_adopt="auto"):
+def check_login(groups, config, setting="auto"):
     """Login nodes (group slurm_login) apart from the daemons' hosts, and what
     pam_slurm_adopt (slurm_pam_adopt) needs in slurm.conf."""
     findings = []
-    if not (isinstance(pam_adopt, bool) or (isinstance(pam_adopt, str) and pam_adopt.lower() in ("auto",) + _BOOL_WORDS)):
+    if not (isinstance(setting, bool) or (isinstance(setting, str) and setting.lower() in ("auto",) + _BOOL_WORDS)):
         fix = "set slurm_pam_adopt: auto (on with login nodes), true or false"
-        return [slurm_schema.finding("login", "slurm_pam_adopt", pam_adopt, "is not auto, true or false", fix)]
+        return [slurm_schema.finding("login", "slurm_pam_adopt", setting, "is not auto, true or false", fix)]
     login = set(groups.get("slurm_login") or [])
     for group, why in (
         ("slurmctld", "users' sessions would compete with the controller"),
@@ -812,7 +805,7 @@ def check_login(groups, config, pam_adopt="auto"):
                 )
             )
     flags = next((value for key, value in (config or {}).items() if str(key).lower() == "prologflags"), None)
-    if pam_adopt_on(pam_adopt, groups) and flags is not None:
+    if pam_adopt.adopt_on(setting, groups) and flags is not None:
         names = [part.strip().lower() for part in str(flags).split(",")]
         if "contain" not in names:
             findings.append(

@@ -30,6 +30,7 @@ from ansible_collections.aicluster.slurm.plugins.filter.slurm import (
     slurm_nodes,
     slurm_openmetrics,
     slurm_pam_adopt,
+    slurm_pam_changes,
     slurm_parameter_lines,
     slurm_preflight_host,
     slurm_preflight_inventory,
@@ -107,6 +108,7 @@ def test_filter_module_exposes_every_filter():
         "slurm_nodes": slurm_nodes,
         "slurm_openmetrics": slurm_openmetrics,
         "slurm_pam_adopt": slurm_pam_adopt,
+        "slurm_pam_changes": slurm_pam_changes,
         "slurm_parameter_lines": slurm_parameter_lines,
         "slurm_preflight_host": slurm_preflight_host,
         "slurm_preflight_inventory": slurm_preflight_inventory,
@@ -374,3 +376,7 @@ def test_slurm_pam_adopt_is_on_with_login_nodes_unless_set():
     assert slurm_pam_adopt("auto", {"slurm_login": ["login1"]}) is True
     assert slurm_pam_adopt("auto", {"slurm_login": []}) is False
     assert slurm_pam_adopt(False, {"slurm_login": ["login1"]}) is False
+
+
+def test_slurm_pam_changes_takes_the_read_stacks_first():
+    assert slurm_pam_changes("session\toptional\tpam_systemd.so\n", True) == [["enable", "slurm-adopt"], ["disable", "systemd"]]

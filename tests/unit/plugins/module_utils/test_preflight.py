@@ -2,7 +2,7 @@ import base64
 
 import pytest
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import preflight
+from ansible_collections.aicluster.slurm.plugins.module_utils import pam_adopt, preflight
 from ansible_collections.aicluster.slurm.plugins.module_utils.preflight import (
     check_groups,
     check_munge_key,
@@ -901,7 +901,7 @@ LOGIN_GROUPS = {"slurmctld": ["ctl"], "slurm_compute": ["n1", "n2"], "slurm_logi
     ],
 )
 def test_pam_adopt_on(setting, groups, expected):
-    assert preflight.pam_adopt_on(setting, groups) is expected
+    assert pam_adopt.adopt_on(setting, groups) is expected
 
 
 def test_check_login_accepts_login_nodes_of_their_own():
