@@ -22,9 +22,11 @@ from __future__ import absolute_import, division, print_function
 
 import functools
 import gc
+import operator
 import re
 from collections import deque
-from itertools import chain
+from itertools import accumulate, chain, repeat
+from itertools import compress as select
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
 
@@ -314,6 +316,127 @@ def _line_at(text, pos):
     return text.count("\n", 0, pos) + 1, text[start : end if end >= 0 else len(text)].strip()
 
 
+# The fast path of parse: a capture exactly as ibnetdiscover prints it, read by one findall per
+# chunk and set operations on its columns, with no Python code per port line. Each line is one
+# match: a port line, a record (its attribute lines and header), a blank or comment line, or
+# anything else (JUNK), which sends the whole text to the line-by-line reader. Each alternative
+# accepts a subset of what that reader accepts and reads it the same way; where it cannot (an
+# upper-case or longer GUID, [ext N], leading blanks, a tail other than ` lid N <rate>` after the
+# last double quote, which makes that rate the first one after it), the line is JUNK.
+_CANON_RE = re.compile(
+    r"^(?:"
+    # Local port and port GUID, remote node and port; a remote port GUID only where nothing that
+    # the reader would take for one follows ("(" or "[ext").
+    r'\[([1-9]\d*)\](?:\(([0-9a-f]{1,16})\))?%(ws)s*"[SHR]-([0-9a-f]{16})"\[([1-9]\d*)\](?:\(([0-9a-f]{1,16})\))?(?!%(ws)s*[(\[])'
+    r'(?:.*")? lid \d+ (\d+x|\?\?)(FDR10|[A-Z]DR|\?\?)\n'
+    r"|vendid=0x[0-9a-f]+\ndevid=0x[0-9a-f]+\n"
+    r"(?:sysimgguid=0x([0-9a-f]{1,16})\n)?"
+    r"(?:switchguid=0x[0-9a-f]{1,16}\(([0-9a-f]{1,16})\)\n|(?:caguid|rtguid)=0x[0-9a-f]{1,16}\n)?"
+    r'(Switch|Ca|Rt)%(ws)s+(\d+)%(ws)s+"[SHR]-([0-9a-f]{16})"%(ws)s*#%(ws)s*"(.*)"[^"\n]*\n'
+    r"|%(ws)s*(?:#.*)?\n"
+    r"|(.+\n?|\n?))" % {"ws": _WS},
+    re.M,
+)
+# The groups of a match, in the order findall gives them.
+_C_LPORT, _C_LPGUID, _C_REMOTE, _C_RPORT, _C_RPGUID, _C_WIDTH, _C_SPEED, _C_SYSIMG, _C_PORT0, _C_WORD, _C_NPORTS, _C_GUID, _C_DESC, _C_JUNK = range(14)
+_CHUNK = 1 << 20  # characters per findall: its tuples of one chunk at a time, not of the whole text
+
+
+def _chunks(text):
+    """``text`` in slices of about _CHUNK characters, each cut before a ``vendid=`` line (a record's first)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\nvendid=", start + _CHUNK) + 1 or len(text)
+        yield text[start:end]
+        start = end
+
+
+def _parse_canonical(text):
+    """The :class:`Fabric` of a whole capture in ibnetdiscover's own layout, or None (then the lines are read one by one).
+
+    None unless every non-blank line is a comment, a record (``vendid``,
+    ``devid``, optional ``sysimgguid``, ``switchguid``/``caguid``/``rtguid``,
+    header) or a port line of the plain layout (_CANON_RE); and unless the
+    fabric is whole: every node named has its own record, no GUID has two,
+    no loopback, no port listed twice in a record, every cable reported
+    from both ends with the same rate. The result is then the one the
+    line-by-line reader gives (which alone names lines in errors and
+    warnings): the same nodes in the same order (first named), the same
+    port GUIDs, links and rates.
+    """
+    canon = _Memo(lambda digits: "0x" + digits.zfill(16))  # normalize_guid of lower-case hex of up to 16 digits
+    rate_of = _Memo(lambda rate: (None if rate[0] == "??" else rate[0], None if rate[1] == "??" else rate[1]))
+    records = []  # (sysimgguid, port 0 GUID, Switch|Ca|Rt, ports, GUID, description), hex as written
+    record_guids = []  # normalised
+    named = {}  # GUID -> None, in the order the reader meets them (its record, or a peer's port line)
+    # Each report of a cable as (a guid, a port, b guid, b port, rate), a the end that sorts first:
+    # forward when the record of a reports it, backward when b's does. Equal sets for a whole capture.
+    forward = set()
+    backward = set()
+    reports = 0
+    pguid_lines = []  # (guid, port, its port GUID, remote guid, remote port, its port GUID) of lines showing one
+    for chunk in _chunks(text):
+        lines = _CANON_RE.findall(chunk)
+        if not lines:
+            continue
+        columns = list(zip(*lines, strict=True))
+        if any(columns[_C_JUNK]):
+            return None
+        headers = columns[_C_WORD]  # '' on the other lines, as the other columns
+        named.update(zip(map(operator.add, columns[_C_GUID], columns[_C_REMOTE]), repeat(None)))
+        # A port line belongs to the last record above it: records counted down the chunk.
+        first = len(records)
+        records.extend(zip(*(select(columns[index], headers) for index in range(_C_SYSIMG, _C_JUNK)), strict=True))
+        record_guids.extend(map(canon.__getitem__, select(columns[_C_GUID], headers)))
+        owners = list(map((first - 1).__add__, select(accumulate(map(bool, headers)), columns[_C_LPORT])))
+        if not owners:
+            continue
+        if owners[0] < first:
+            return None  # port lines above the chunk's first record
+        owners = list(map(record_guids.__getitem__, owners))
+        ports, pguids, remotes, remote_ports, remote_pguids, widths, speeds = (list(select(columns[index], columns[_C_LPORT])) for index in range(_C_SYSIMG))
+        ports = list(map(int, ports))
+        remote_ports = list(map(int, remote_ports))
+        remotes = list(map(canon.__getitem__, remotes))
+        if len(set(zip(owners, ports, strict=True))) < len(ports) or any(map(operator.eq, owners, remotes)):
+            return None  # a port listed twice (or a repeated line), or a loopback
+        rates = list(map(rate_of.__getitem__, zip(widths, speeds, strict=True)))
+        ahead = list(map(operator.lt, owners, remotes))
+        forward.update(select(zip(owners, ports, remotes, remote_ports, rates, strict=True), ahead))
+        backward.update(select(zip(remotes, remote_ports, owners, ports, rates, strict=True), map(operator.not_, ahead)))
+        reports += len(ports)
+        shown = map(operator.add, pguids, remote_pguids)
+        pguid_lines.extend(select(zip(owners, ports, pguids, remotes, remote_ports, remote_pguids, strict=True), shown))
+    named.pop("", None)
+    if not records or len(named) != len(records) or len(set(record_guids)) != len(records):
+        return None  # a node without a record, or a GUID with two
+    if forward != backward or 2 * len(forward) != reports:
+        return None  # a cable reported from one end only, or twice from one, or with two rates
+    del backward
+    fabric = Fabric()
+    fabric.records = len(records)
+    nodes = {}
+    for guid, (sysimgguid, port0, word, nports, _digits, desc) in zip(record_guids, records, strict=True):
+        node = nodes[guid] = FabricNode(guid, _KINDS[word.lower()], desc, int(nports))
+        node.has_record = True
+        if sysimgguid:
+            node.sysimgguid = canon[sysimgguid]
+        if port0 and word == "Switch":
+            node.port_guids[0] = canon[port0]
+    del records
+    for guid, port, pguid, remote, remote_port, remote_pguid in pguid_lines:
+        if pguid:
+            nodes[guid].port_guids[port] = canon[pguid]
+        if remote_pguid:
+            node = nodes[remote]
+            if node.kind == "switch":
+                return None  # named with a port GUID before its own record, the reader might order its port GUIDs otherwise
+            node.port_guids[remote_port] = canon[remote_pguid]
+    fabric.nodes = {guid: nodes[guid] for guid in map(canon.__getitem__, named)}
+    fabric.links = [Link(a_guid, a_port, b_guid, b_port, *rate) for a_guid, a_port, b_guid, b_port, rate in sorted(forward)]
+    return fabric
+
+
 @_gc_paused
 def parse(text, source=None):
     """Parse ``ibnetdiscover`` topology output into a :class:`Fabric`.
@@ -341,6 +464,10 @@ def parse(text, source=None):
     text, warnings = decode(text, source)
     # Line numbers are only needed in messages: positions are kept instead, and counted on an error.
     text = _one_break(text or "")
+    fabric = _parse_canonical(text)
+    if fabric is not None:
+        fabric.warnings = warnings
+        return fabric
     fabric = Fabric()
     fabric.warnings = warnings
     nodes = fabric.nodes
