@@ -25,7 +25,7 @@ import gc
 import operator
 import re
 from collections import deque
-from itertools import accumulate, chain, repeat
+from itertools import chain, islice, repeat
 from itertools import compress as select
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
@@ -316,29 +316,33 @@ def _line_at(text, pos):
     return text.count("\n", 0, pos) + 1, text[start : end if end >= 0 else len(text)].strip()
 
 
-# The fast path of parse: a capture exactly as ibnetdiscover prints it, read by one findall per
-# chunk and set operations on its columns, with no Python code per port line. Each line is one
-# match: a port line, a record (its attribute lines and header), a blank or comment line, or
-# anything else (JUNK), which sends the whole text to the line-by-line reader. Each alternative
-# accepts a subset of what that reader accepts and reads it the same way; where it cannot (an
-# upper-case or longer GUID, [ext N], leading blanks, a tail other than ` lid N <rate>` after the
-# last double quote, which makes that rate the first one after it), the line is JUNK.
+# The fast path of parse: a capture exactly as ibnetdiscover prints it, read by two findalls per
+# chunk and set operations on their columns, with no Python code per port line. _CANON_RE: each
+# line is one match, a record (its attribute lines and header, then its port lines as one string),
+# a blank or comment line, or anything else (JUNK), which sends the whole text to the line-by-line
+# reader; _CANON_PORT_RE then reads the port lines. Both accept a subset of what that reader
+# accepts and read it the same way; where they cannot (an upper-case or longer GUID, [ext N],
+# leading blanks, a tail other than ` lid N <rate>` after the last double quote, which makes that
+# rate the first one after it), the record is JUNK or a port line is left unmatched.
 _CANON_RE = re.compile(
-    r"^(?:"
-    # Local port and port GUID, remote node and port; a remote port GUID only where nothing that
-    # the reader would take for one follows ("(" or "[ext").
-    r'\[([1-9]\d*)\](?:\(([0-9a-f]{1,16})\))?%(ws)s*"[SHR]-([0-9a-f]{16})"\[([1-9]\d*)\](?:\(([0-9a-f]{1,16})\))?(?!%(ws)s*[(\[])'
-    r'(?:.*")? lid \d+ (\d+x|\?\?)(FDR10|[A-Z]DR|\?\?)\n'
-    r"|vendid=0x[0-9a-f]+\ndevid=0x[0-9a-f]+\n"
+    r"^(?:vendid=0x[0-9a-f]+\ndevid=0x[0-9a-f]+\n"
     r"(?:sysimgguid=0x([0-9a-f]{1,16})\n)?"
     r"(?:switchguid=0x[0-9a-f]{1,16}\(([0-9a-f]{1,16})\)\n|(?:caguid|rtguid)=0x[0-9a-f]{1,16}\n)?"
     r'(Switch|Ca|Rt)%(ws)s+(\d+)%(ws)s+"[SHR]-([0-9a-f]{16})"%(ws)s*#%(ws)s*"(.*)"[^"\n]*\n'
+    r"((?:\[.*\n)*)"
     r"|%(ws)s*(?:#.*)?\n"
     r"|(.+\n?|\n?))" % {"ws": _WS},
     re.M,
 )
-# The groups of a match, in the order findall gives them.
-_C_LPORT, _C_LPGUID, _C_REMOTE, _C_RPORT, _C_RPGUID, _C_WIDTH, _C_SPEED, _C_SYSIMG, _C_PORT0, _C_WORD, _C_NPORTS, _C_GUID, _C_DESC, _C_JUNK = range(14)
+# The groups of a _CANON_RE match, in the order findall gives them.
+_C_SYSIMG, _C_PORT0, _C_WORD, _C_NPORTS, _C_GUID, _C_DESC, _C_PORTS, _C_JUNK = range(8)
+# Local port and port GUID, remote node and port; a remote port GUID only where nothing that the
+# reader would take for one follows ("(" or "[ext"); the rate.
+_CANON_PORT_RE = re.compile(
+    r'^\[([1-9]\d*)\](?:\(([0-9a-f]{1,16})\))?%(ws)s*"[SHR]-([0-9a-f]{16})"\[([1-9]\d*)\](?:\(([0-9a-f]{1,16})\))?(?!%(ws)s*[(\[])'
+    r'(?:.*")? lid \d+ (\d+x|\?\?)(FDR10|[A-Z]DR|\?\?)\n' % {"ws": _WS},
+    re.M,
+)
 _CHUNK = 1 << 20  # characters per findall: its tuples of one chunk at a time, not of the whole text
 
 
@@ -356,62 +360,70 @@ def _parse_canonical(text):
 
     None unless every non-blank line is a comment, a record (``vendid``,
     ``devid``, optional ``sysimgguid``, ``switchguid``/``caguid``/``rtguid``,
-    header) or a port line of the plain layout (_CANON_RE); and unless the
-    fabric is whole: every node named has its own record, no GUID has two,
-    no loopback, no port listed twice in a record, every cable reported
-    from both ends with the same rate. The result is then the one the
-    line-by-line reader gives (which alone names lines in errors and
-    warnings): the same nodes in the same order (first named), the same
-    port GUIDs, links and rates.
+    header) or one of its port lines in the plain layout (_CANON_RE); and
+    unless the fabric is whole: every node named has its own record, no GUID
+    has two, no loopback, no port listed twice in a record, every cable
+    reported from both ends with the same rate. The result is then the one
+    the line-by-line reader gives (which alone names lines in errors and
+    warnings): the same nodes in the same order (first named), the same port
+    GUIDs, links and rates.
     """
     canon = _Memo(lambda digits: "0x" + digits.zfill(16))  # normalize_guid of lower-case hex of up to 16 digits
     rate_of = _Memo(lambda rate: (None if rate[0] == "??" else rate[0], None if rate[1] == "??" else rate[1]))
     records = []  # (sysimgguid, port 0 GUID, Switch|Ca|Rt, ports, GUID, description), hex as written
     record_guids = []  # normalised
-    named = {}  # GUID -> None, in the order the reader meets them (its record, or a peer's port line)
+    named = {}  # GUID -> None, in the order the reader meets them (a record, then the peers on its port lines)
     # Each report of a cable as (a guid, a port, b guid, b port, rate), a the end that sorts first:
-    # forward when the record of a reports it, backward when b's does. Equal sets for a whole capture.
-    forward = set()
+    # forward when a's record reports it, backward when b's does. For a whole capture both hold
+    # every cable once; forward stays a list in the capture's order (sorted, or nearly: a cheap sort).
+    forward = []
     backward = set()
-    reports = 0
     pguid_lines = []  # (guid, port, its port GUID, remote guid, remote port, its port GUID) of lines showing one
     for chunk in _chunks(text):
-        lines = _CANON_RE.findall(chunk)
-        if not lines:
+        columns = list(zip(*_CANON_RE.findall(chunk), strict=True))
+        if not columns:
             continue
-        columns = list(zip(*lines, strict=True))
         if any(columns[_C_JUNK]):
             return None
-        headers = columns[_C_WORD]  # '' on the other lines, as the other columns
-        named.update(zip(map(operator.add, columns[_C_GUID], columns[_C_REMOTE]), repeat(None)))
-        # A port line belongs to the last record above it: records counted down the chunk.
-        first = len(records)
-        records.extend(zip(*(select(columns[index], headers) for index in range(_C_SYSIMG, _C_JUNK)), strict=True))
-        record_guids.extend(map(canon.__getitem__, select(columns[_C_GUID], headers)))
-        owners = list(map((first - 1).__add__, select(accumulate(map(bool, headers)), columns[_C_LPORT])))
-        if not owners:
+        headers = columns[_C_WORD]  # '' on blank and comment lines, as the other columns
+        records.extend(zip(*(select(columns[index], headers) for index in range(_C_PORTS)), strict=True))
+        hexes = list(select(columns[_C_GUID], headers))
+        blocks = list(select(columns[_C_PORTS], headers))
+        del columns
+        guids = list(map(canon.__getitem__, hexes))
+        record_guids.extend(guids)
+        ports_text = "".join(blocks)
+        lines = _CANON_PORT_RE.findall(ports_text)
+        if len(lines) != ports_text.count("\n"):
+            return None  # a port line in another layout
+        del ports_text
+        if not lines:
+            named.update(zip(hexes, repeat(None), strict=False))
             continue
-        if owners[0] < first:
-            return None  # port lines above the chunk's first record
-        owners = list(map(record_guids.__getitem__, owners))
-        ports, pguids, remotes, remote_ports, remote_pguids, widths, speeds = (list(select(columns[index], columns[_C_LPORT])) for index in range(_C_SYSIMG))
+        counts = list(map(str.count, blocks, repeat("\n")))
+        del blocks
+        ports, pguids, remotes, remote_ports, remote_pguids, widths, speeds = zip(*lines, strict=True)
+        del lines
+        # Each record's GUID, then the peers on its port lines: one islice of them per record.
+        peers = iter(remotes)
+        named.update(zip(chain.from_iterable(map(chain, zip(hexes), map(islice, repeat(peers), counts))), repeat(None), strict=False))
+        owners = list(chain.from_iterable(map(repeat, guids, counts)))
         ports = list(map(int, ports))
-        remote_ports = list(map(int, remote_ports))
         remotes = list(map(canon.__getitem__, remotes))
+        remote_ports = list(map(int, remote_ports))
         if len(set(zip(owners, ports, strict=True))) < len(ports) or any(map(operator.eq, owners, remotes)):
             return None  # a port listed twice (or a repeated line), or a loopback
         rates = list(map(rate_of.__getitem__, zip(widths, speeds, strict=True)))
         ahead = list(map(operator.lt, owners, remotes))
-        forward.update(select(zip(owners, ports, remotes, remote_ports, rates, strict=True), ahead))
+        forward.extend(select(zip(owners, ports, remotes, remote_ports, rates, strict=True), ahead))
         backward.update(select(zip(remotes, remote_ports, owners, ports, rates, strict=True), map(operator.not_, ahead)))
-        reports += len(ports)
         shown = map(operator.add, pguids, remote_pguids)
         pguid_lines.extend(select(zip(owners, ports, pguids, remotes, remote_ports, remote_pguids, strict=True), shown))
-    named.pop("", None)
     if not records or len(named) != len(records) or len(set(record_guids)) != len(records):
         return None  # a node without a record, or a GUID with two
-    if forward != backward or 2 * len(forward) != reports:
-        return None  # a cable reported from one end only, or twice from one, or with two rates
+    # Reports are distinct (no port twice in a record, no GUID with two records): equal sizes and one within the other is equal sets.
+    if len(forward) != len(backward) or not backward.issuperset(forward):
+        return None  # a cable reported from one end only, or with two rates
     del backward
     fabric = Fabric()
     fabric.records = len(records)
@@ -433,7 +445,8 @@ def _parse_canonical(text):
                 return None  # named with a port GUID before its own record, the reader might order its port GUIDs otherwise
             node.port_guids[remote_port] = canon[remote_pguid]
     fabric.nodes = {guid: nodes[guid] for guid in map(canon.__getitem__, named)}
-    fabric.links = [Link(a_guid, a_port, b_guid, b_port, *rate) for a_guid, a_port, b_guid, b_port, rate in sorted(forward)]
+    forward.sort()
+    fabric.links = [Link(a_guid, a_port, b_guid, b_port, *rate) for a_guid, a_port, b_guid, b_port, rate in forward]
     return fabric
 
 
