@@ -343,7 +343,7 @@ _CANON_PORT_RE = re.compile(
     r'(?:.*")? lid \d+ (\d+x|\?\?)(FDR10|[A-Z]DR|\?\?)\n' % {"ws": _WS},
     re.M,
 )
-_CHUNK = 1 << 20  # characters per findall: its tuples of one chunk at a time, not of the whole text
+_CHUNK = 1 << 18  # characters per findall: its tuples and columns of one chunk at a time, not of the whole text
 
 
 def _chunks(text):
@@ -378,7 +378,7 @@ def _parse_canonical(text):
     # every cable once; forward stays a list in the capture's order (sorted, or nearly: a cheap sort).
     forward = []
     backward = set()
-    pguid_lines = []  # (guid, port, its port GUID, remote guid, remote port, its port GUID) of lines showing one
+    port_guids = {}  # GUID -> {port: port GUID} from the port lines, in their order (the reader's)
     for chunk in _chunks(text):
         columns = list(zip(*_CANON_RE.findall(chunk), strict=True))
         if not columns:
@@ -417,8 +417,12 @@ def _parse_canonical(text):
         ahead = list(map(operator.lt, owners, remotes))
         forward.extend(select(zip(owners, ports, remotes, remote_ports, rates, strict=True), ahead))
         backward.update(select(zip(remotes, remote_ports, owners, ports, rates, strict=True), map(operator.not_, ahead)))
-        shown = map(operator.add, pguids, remote_pguids)
-        pguid_lines.extend(select(zip(owners, ports, pguids, remotes, remote_ports, remote_pguids, strict=True), shown))
+        shown = select(zip(owners, ports, pguids, remotes, remote_ports, remote_pguids, strict=True), map(operator.add, pguids, remote_pguids))
+        for guid, port, pguid, remote, remote_port, remote_pguid in shown:
+            if pguid:
+                port_guids.setdefault(guid, {})[port] = canon[pguid]
+            if remote_pguid:
+                port_guids.setdefault(remote, {})[remote_port] = canon[remote_pguid]
     if not records or len(named) != len(records) or len(set(record_guids)) != len(records):
         return None  # a node without a record, or a GUID with two
     # Reports are distinct (no port twice in a record, no GUID with two records): equal sizes and one within the other is equal sets.
@@ -435,18 +439,16 @@ def _parse_canonical(text):
             node.sysimgguid = canon[sysimgguid]
         if port0 and word == "Switch":
             node.port_guids[0] = canon[port0]
-    del records
-    for guid, port, pguid, remote, remote_port, remote_pguid in pguid_lines:
-        if pguid:
-            nodes[guid].port_guids[port] = canon[pguid]
-        if remote_pguid:
-            node = nodes[remote]
-            if node.kind == "switch":
-                return None  # named with a port GUID before its own record, the reader might order its port GUIDs otherwise
-            node.port_guids[remote_port] = canon[remote_pguid]
+        if guid in port_guids:
+            if word == "Switch":
+                return None  # port GUIDs on port lines too (not ibnetdiscover's layout): the reader orders them around port 0's
+            node.port_guids = port_guids[guid]
+    del records, port_guids
     fabric.nodes = {guid: nodes[guid] for guid in map(canon.__getitem__, named)}
     forward.sort()
-    fabric.links = [Link(a_guid, a_port, b_guid, b_port, *rate) for a_guid, a_port, b_guid, b_port, rate in forward]
+    for index, (a_guid, a_port, b_guid, b_port, (width, speed)) in enumerate(forward):
+        forward[index] = Link(a_guid, a_port, b_guid, b_port, width, speed)  # in place: each report tuple freed as it goes
+    fabric.links = forward
     return fabric
 
 
