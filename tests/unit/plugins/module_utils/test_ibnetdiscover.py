@@ -5,6 +5,7 @@ import re
 import pytest
 from repo_scripts import load
 
+from ansible_collections.aicluster.slurm.plugins.module_utils import ibnetdiscover
 from ansible_collections.aicluster.slurm.plugins.module_utils.ibnetdiscover import (
     MAX_NAME_LEN,
     FabricError,
@@ -647,6 +648,52 @@ def test_generated_fat_tree(nodes, radix, leaves, spines, cores):
     assert hosts_of(tree) == {"gpu%05d" % number for number in range(1, nodes + 1)}
     assert max(len(entry["nodes"]) for entry in tree["switches"].values()) == radix // 2
     assert tree["warnings"] == []
+
+
+def full_signature(fabric):
+    """Everything parse returns, to compare two readers of one text."""
+    nodes = sorted(
+        (node.guid, node.kind, node.desc, node.nports, node.sysimgguid, sorted(node.port_guids.items()), node.has_record) for node in fabric.nodes.values()
+    )
+    return nodes, signature(fabric)[1], fabric.records, fabric.warnings
+
+
+def line_reader(monkeypatch, text):
+    """parse with its whole-capture fast path turned off: the line-by-line reader alone."""
+    with monkeypatch.context() as patched:
+        patched.setattr(ibnetdiscover, "_parse_canonical", lambda _text: None)
+        return parse(text)
+
+
+def fast_path_texts():
+    fabric_gen = _fabric_gen()
+    texts = {"generated-%d" % nodes: fabric_gen.generate(nodes, radix) for nodes, radix in ((5, 4), (100, 8), (700, 16))}
+    texts.update({path.name: path.read_text() for path in sorted(FIXTURES.glob("*.txt"))})
+    if CAPTURES.is_dir():
+        texts.update({path.name: path.read_text(errors="replace") for path in sorted(CAPTURES.glob("*.ibnetdiscover"))})
+    for name, text in list(texts.items()):
+        for label, variant in variants(text).items():
+            texts["%s/%s" % (name, label)] = variant
+        texts[name + "/cut"] = text[: len(text) * 9 // 10]
+    return texts
+
+
+def test_fast_path_reads_as_the_line_reader(monkeypatch):
+    """parse's fast path (_parse_canonical) must give exactly what the line reader gives, or step aside."""
+    taken = 0
+    for name, text in fast_path_texts().items():
+        if ibnetdiscover._parse_canonical(_one_break(text)) is not None:
+            taken += 1
+        try:
+            expected = full_signature(line_reader(monkeypatch, text))
+        except FabricError as error:
+            with pytest.raises(FabricError) as raised:
+                parse(text)
+            assert str(raised.value) == str(error), name
+            continue
+        assert full_signature(parse(text)) == expected, name
+    # The generated fabrics in ibnetdiscover's own layout take the fast path.
+    assert taken >= 3
 
 
 # ---------------------------------------------------------------- errors
