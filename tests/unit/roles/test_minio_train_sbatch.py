@@ -8,8 +8,10 @@ node with checkpoints that never reached MinIO, a job id used again, an upload
 that does not match, and SIGTERM during training.
 """
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -57,8 +59,36 @@ case "$1 $2" in
 "show job") echo "JobId=$3 JobName=train"; [ -s "$FAKE_JOB.comment" ] && echo "   Comment=$(cat "$FAKE_JOB.comment")"; exit 0 ;;
 "update JobId="*) printf '%s' "${3#Comment=}" > "$FAKE_JOB.comment" ;;
 "requeue "*) : ;;
+"show hostnames") echo localhost ;;
 *) exit 1 ;;
 esac
+"""
+
+SRUN = r"""#!/bin/bash
+# srun stand-in: the command once per task, all here (SLURM_PROCID 0..n-1); as
+# srun does, a SIGTERM it receives becomes a SIGKILL of its tasks.
+echo "srun $*" >> "$FAKE_JOB.calls"
+n=1
+while [ "${1#--}" != "$1" ]; do
+  case "$1" in --ntasks=*) n="${1#--ntasks=}" ;; esac
+  shift
+done
+pids=()
+for i in $(seq 0 $((n - 1))); do
+  SLURM_PROCID=$i "$@" &
+  pids+=($!)
+done
+trap 'kill -KILL "${pids[@]}" 2>/dev/null' TERM
+rc=0
+for pid in "${pids[@]}"; do
+  while :; do
+    wait "$pid"
+    status=$?
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  [ "$status" = 0 ] || rc=$status
+done
+exit $rc
 """
 
 
@@ -80,7 +110,7 @@ def job(tmp_path):
     """``job(steps, job_id=7, wait=True)`` runs the job script; the bucket is tmp_path/s3, the node's disk tmp_path/node."""
     tools = tmp_path / "bin"
     tools.mkdir()
-    for name, text in (("rclone", RCLONE), ("scontrol", SCONTROL)):
+    for name, text in (("rclone", RCLONE), ("scontrol", SCONTROL), ("srun", SRUN)):
         (tools / name).write_text(text)
         (tools / name).chmod(0o755)
     script = tmp_path / "train.sbatch"
@@ -89,8 +119,10 @@ def job(tmp_path):
     (tmp_path / "s3").mkdir()
     (tmp_path / "node").mkdir()
 
-    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None, account=None):
+    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None, account=None, nodes=1):
         env = {
+            "SLURM_JOB_NUM_NODES": str(nodes),
+            "MASTER_PORT": str(free_port()),
             "PATH": "%s:%s" % (tools, os.environ["PATH"]),
             "FAKE_S3": str(tmp_path / "s3"),
             "FAKE_JOB": str(tmp_path / comment_file),
@@ -106,7 +138,8 @@ def job(tmp_path):
         if endpoints is not None:
             (tmp_path / "endpoints").write_text("# the endpoints, in order\n" + "".join(url + "\n" for url in endpoints))
             env["CHECKPOINT_ENDPOINTS"] = str(tmp_path / "endpoints")
-        process = subprocess.Popen(["bash", str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # Its own session: the job's processes, for the tests that signal them all as Slurm does.
+        process = subprocess.Popen(["bash", str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         if wait:
             output = process.communicate(timeout=60)[0]
             return process.returncode, output
@@ -114,6 +147,12 @@ def job(tmp_path):
 
     run.tmp = tmp_path
     return run
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def runs(tmp_path):
@@ -241,3 +280,57 @@ def test_a_job_under_an_account_with_its_own_key_uses_that_key_and_prefix(job):
     assert rc == 0, output
     assert len(runs(job.tmp)) == 2
     assert [name for name in runs(job.tmp) if name.startswith("train-7-")]
+
+
+def reference(steps, tmp_path):
+    """The weights' sha256 after ``steps`` steps of one uninterrupted rank."""
+    command = [sys.executable, str(TRAINER), "--save-dir", str(tmp_path / "reference"), "--steps", str(steps), "--step-seconds", "0", "--size-kib", "4"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env={"PATH": os.environ["PATH"]}).stdout
+    return out.split("weights sha256 ")[1].split()[0]
+
+
+def test_two_nodes_train_in_step_and_end_where_one_node_does(job):
+    rc, output = job(30, nodes=2)
+    assert rc == 0, output
+    assert "rank 0 of 2: every rank joined at step 0" in output
+    assert "rank 1 of 2 on " in output
+    assert "rank 1 of 2: stopped at step 30 with rank 0's weights" in output
+    assert "finished at step 30 (step-00000030), weights sha256 %s" % reference(30, job.tmp) in output
+    # The other node's rank ran as one srun step, not on this node's --resume.
+    calls = (job.tmp / "job.calls").read_text()
+    assert "srun --nodes=1 --ntasks=1 --ntasks-per-node=1 --exclude=" in calls
+    assert "--resume" not in [line for line in calls.splitlines() if line.startswith("srun")][0]
+
+
+def test_two_nodes_resume_from_minio_and_the_other_rank_gets_the_state(job):
+    rc, output = job(20, nodes=2)
+    assert rc == 0, output
+    # The job's node lost its disk; the requeued job restores from the bucket on two nodes.
+    for path in (job.tmp / "node").iterdir():
+        subprocess.run(["rm", "-rf", str(path)], check=True)
+    rc, output = job(40, nodes=2)
+    assert rc == 0, output
+    assert "restored step-00000020 from" in output
+    assert "rank 1 of 2 on " in output
+    assert "joined at step 20" in output
+    assert "finished at step 40 (step-00000040), weights sha256 %s" % reference(40, job.tmp) in output
+
+
+def test_two_nodes_sigterm_saves_the_last_step_every_rank_finished(job):
+    """Slurm's SIGTERM reaches srun too, which kills the other rank: rank 0 saves the last whole step and uploads it."""
+    process = job(100000, nodes=2, wait=False)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list((job.tmp / "s3").glob("*/latest")):
+        time.sleep(0.2)
+    # As Slurm does: the batch shell and every process of the job get SIGTERM.
+    for pid in subprocess.run(["pgrep", "-s", str(os.getsid(process.pid))], capture_output=True, text=True, check=False).stdout.split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGTERM)
+    output = process.communicate(timeout=60)[0]
+    saved = [line for line in output.splitlines() if "and stopped" in line]
+    assert saved, output
+    name = saved[0].split("saved ")[1].split(" ")[0]
+    assert "every checkpoint is in" in output
+    [run] = runs(job.tmp)
+    assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
+    assert process.returncode == 0, output
