@@ -10,13 +10,22 @@ atomically. Aggregate names follow the vpenso/SckyzO slurm_exporter
 work with either. A command that fails sets
 aicluster_slurm_collector_success{command=...} to 0 and leaves its metrics out.
 
+GPUs, from scontrol's view of the nodes (Gres and GresUsed) and the pending
+jobs that ask for GPUs, per partition and GPU type: allocated, idle (on nodes
+that can take jobs) and down (on nodes that cannot: down, drained, failing,
+not responding, powered down), the idle GPUs of partially allocated nodes
+(fragmentation: a job that wants whole nodes cannot use them), and the GPU
+jobs pending with the age of the oldest. A node in two partitions counts in
+both.
+
 With --nodes-only (Slurm 25.11 and later, where slurmctld serves its own
 counts on /metrics/...) it writes only what those endpoints lack: each node's
-state and whether it responds.
+state and whether it responds, and the GPU counts.
 """
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,6 +78,100 @@ def node_states(sinfo_output):
         base = state.rstrip(STATE_FLAGS).lower()
         nodes[name] = (base, state.endswith("*"))
     return nodes
+
+
+# The scontrol --oneliner show node fields the GPU counts read (their values have no spaces; OS= and Reason= may).
+_NODE_FIELD = re.compile(r"(?:^| )(NodeName|State|Partitions|Gres|GresUsed|AllocTRES)=(\S*)")
+# State flags (scontrol's State=BASE+FLAG+...) of a node that cannot take a job now.
+UNUSABLE = frozenset(("DOWN", "DRAIN", "FAIL", "FAILING", "NOT_RESPONDING", "POWERED_DOWN", "POWERING_DOWN", "REBOOT_ISSUED", "FUTURE", "INVAL", "UNKNOWN"))
+GPU_STATES = ("alloc", "idle", "down")
+
+
+def _split_gres(text):
+    """``gpu:h200:4(S:0,1),gpu:a100:4(S:1)`` into its entries (commas inside parentheses kept)."""
+    entries, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            entries.append(text[start:index])
+            start = index + 1
+    entries.append(text[start:])
+    return [entry for entry in entries if entry and entry != "(null)"]
+
+
+def gres_count(text, name="gpu"):
+    """``{type: count}`` of GRES ``name`` in a Gres= or GresUsed= value (type "" when untyped)."""
+    counts = {}
+    for entry in _split_gres(text):
+        fields = entry.split("(", 1)[0].split(":")
+        if fields[0] != name or len(fields) < 2 or not fields[-1].isdigit():
+            continue
+        kind = fields[1] if len(fields) > 2 and not fields[1].isdigit() else ""
+        counts[kind] = counts.get(kind, 0) + int(fields[-1])
+    return counts
+
+
+def alloc_tres_gpus(text, configured):
+    """``{type: count}`` allocated from AllocTRES (``gres/gpu=3,gres/gpu:h200=3``), where scontrol shows no GresUsed.
+
+    Typed counts appear only for types in AccountingStorageTRES; otherwise the untyped total is
+    given to the node's one type (and left untyped on a node with several).
+    """
+    typed, total = {}, 0
+    for item in text.split(","):
+        key, _sep, value = item.partition("=")
+        if key == "gres/gpu" and value.isdigit():
+            total = int(value)
+        elif key.startswith("gres/gpu:") and value.isdigit():
+            typed[key[len("gres/gpu:") :]] = int(value)
+    if typed or not total:
+        return typed
+    return {next(iter(configured)): total} if len(configured) == 1 else {"": total}
+
+
+def gpu_counts(scontrol_output):
+    """``{(partition, type): {alloc, idle, down, fragmented}}`` from ``scontrol --oneliner show node``."""
+    totals = {}
+    for line in scontrol_output.splitlines():
+        fields = {}
+        for key, value in _NODE_FIELD.findall(line):
+            fields.setdefault(key, value)
+        configured = gres_count(fields.get("Gres", ""))
+        if not configured or "NodeName" not in fields:
+            continue
+        used = gres_count(fields["GresUsed"]) if "GresUsed" in fields else alloc_tres_gpus(fields.get("AllocTRES", ""), configured)
+        usable = not UNUSABLE & set(fields.get("State", "UNKNOWN").upper().split("+"))
+        partial = usable and any(used.values())
+        for partition in filter(None, fields.get("Partitions", "").split(",")):
+            for kind, count in configured.items():
+                alloc = min(used.get(kind, 0), count)
+                entry = totals.setdefault((partition, kind), {"alloc": 0, "idle": 0, "down": 0, "fragmented": 0})
+                entry["alloc"] += alloc
+                entry["idle" if usable else "down"] += count - alloc
+                if partial:
+                    entry["fragmented"] += count - alloc
+    return totals
+
+
+def gpu_jobs_pending(squeue_output, now):
+    """``{partition: (jobs, seconds the oldest has waited)}`` of pending jobs that ask for GPUs.
+
+    From ``squeue --states=PENDING --Format=Partition,TresPerNode,TresPerJob,SubmitTime`` with ``|``
+    after each field; a job submitted to several partitions counts in each.
+    """
+    pending = {}
+    for line in squeue_output.splitlines():
+        fields = [field.strip() for field in line.split("|")]
+        if len(fields) < 4 or "gpu" not in fields[1] + fields[2]:
+            continue
+        try:
+            waited = max(0.0, now - time.mktime(time.strptime(fields[3], "%Y-%m-%dT%H:%M:%S")))
+        except ValueError:
+            waited = 0.0
+        for partition in filter(None, fields[0].split(",")):
+            jobs, oldest = pending.get(partition, (0, 0.0))
+            pending[partition] = (jobs + 1, max(oldest, waited))
+    return pending
 
 
 def cpu_counts(sinfo_output):
@@ -148,6 +251,31 @@ def render(outputs, now, counts=True):
     if outputs.get("squeue") is not None:
         for state, count in sorted(job_counts(outputs["squeue"]).items()):
             gauge("slurm_queue_%s" % state, "Jobs in state %s." % state, [_sample("slurm_queue_%s" % state, count)])
+    if outputs.get("scontrol_nodes") is not None:
+        gpus = gpu_counts(outputs["scontrol_nodes"])
+        gauge(
+            "aicluster_slurm_gpus",
+            "GPUs per partition and type: allocated, idle on nodes that take jobs, down on nodes that do not.",
+            [_sample("aicluster_slurm_gpus", gpus[key][state], partition=key[0], type=key[1], state=state) for key in sorted(gpus) for state in GPU_STATES],
+        )
+        gauge(
+            "aicluster_slurm_gpus_fragmented",
+            "Idle GPUs on partially allocated nodes, which a job that wants whole nodes cannot use.",
+            [_sample("aicluster_slurm_gpus_fragmented", gpus[key]["fragmented"], partition=key[0], type=key[1]) for key in sorted(gpus)],
+        )
+        if outputs.get("squeue_gpu_pending") is not None:
+            pending = gpu_jobs_pending(outputs["squeue_gpu_pending"], now)
+            partitions = sorted({key[0] for key in gpus} | set(pending))
+            gauge(
+                "aicluster_slurm_gpu_jobs_pending",
+                "Pending jobs that ask for GPUs.",
+                [_sample("aicluster_slurm_gpu_jobs_pending", pending.get(p, (0, 0))[0], partition=p) for p in partitions],
+            )
+            gauge(
+                "aicluster_slurm_gpu_jobs_pending_oldest_seconds",
+                "How long the oldest pending GPU job has waited (0: none).",
+                [_sample("aicluster_slurm_gpu_jobs_pending_oldest_seconds", "%.0f" % pending.get(p, (0, 0.0))[1], partition=p) for p in partitions],
+            )
     if outputs.get("sdiag") is not None:
         size = dbd_queue_size(outputs["sdiag"])
         if size is not None:
@@ -160,9 +288,18 @@ COMMANDS = {
     "sinfo_cpus": ["sinfo", "--noheader", "--format=%C"],
     "squeue": ["squeue", "--all", "--noheader", "--format=%T"],
     "sdiag": ["sdiag"],
+    "scontrol_nodes": ["scontrol", "--oneliner", "show", "node"],
+    # Fixed widths wide enough not to cut a value; "|" after each field.
+    "squeue_gpu_pending": [
+        "squeue",
+        "--all",
+        "--states=PENDING",
+        "--noheader",
+        "--Format=Partition:512|,TresPerNode:512|,TresPerJob:512|,SubmitTime:32|",
+    ],
 }
 # What slurmctld's OpenMetrics endpoints do not serve.
-NODES_ONLY = ("sinfo_nodes",)
+NODES_ONLY = ("sinfo_nodes", "scontrol_nodes", "squeue_gpu_pending")
 
 
 def collect(timeout, commands=None):
