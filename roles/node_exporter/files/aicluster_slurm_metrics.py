@@ -10,7 +10,7 @@ atomically. Aggregate names follow the vpenso/SckyzO slurm_exporter
 work with either. A command that fails sets
 aicluster_slurm_collector_success{command=...} to 0 and leaves its metrics out.
 
-GPUs, from scontrol's view of the nodes (Gres and GresUsed) and the pending
+GPUs, from scontrol's view of the nodes (Gres and, with --details, GresUsed) and the pending
 jobs that ask for GPUs, per partition and GPU type: allocated, idle (on nodes
 that can take jobs) and down (on nodes that cannot: down, drained, failing,
 not responding, powered down), the idle GPUs of partially allocated nodes
@@ -80,8 +80,8 @@ def node_states(sinfo_output):
     return nodes
 
 
-# The scontrol --oneliner show node fields the GPU counts read (their values have no spaces; OS= and Reason= may).
-_NODE_FIELD = re.compile(r"(?:^| )(NodeName|State|Partitions|Gres|GresUsed|AllocTRES)=(\S*)")
+# The scontrol --details --oneliner show node fields the GPU counts read (their values have no spaces; OS= and Reason= may).
+_NODE_FIELD = re.compile(r"(?:^| )(NodeName|State|Partitions|Gres|GresUsed)=(\S*)")
 # State flags (scontrol's State=BASE+FLAG+...) of a node that cannot take a job now.
 UNUSABLE = frozenset(("DOWN", "DRAIN", "FAIL", "FAILING", "NOT_RESPONDING", "POWERED_DOWN", "POWERING_DOWN", "REBOOT_ISSUED", "FUTURE", "INVAL", "UNKNOWN"))
 GPU_STATES = ("alloc", "idle", "down")
@@ -111,26 +111,8 @@ def gres_count(text, name="gpu"):
     return counts
 
 
-def alloc_tres_gpus(text, configured):
-    """``{type: count}`` allocated from AllocTRES (``gres/gpu=3,gres/gpu:h200=3``), where scontrol shows no GresUsed.
-
-    Typed counts appear only for types in AccountingStorageTRES; otherwise the untyped total is
-    given to the node's one type (and left untyped on a node with several).
-    """
-    typed, total = {}, 0
-    for item in text.split(","):
-        key, _sep, value = item.partition("=")
-        if key == "gres/gpu" and value.isdigit():
-            total = int(value)
-        elif key.startswith("gres/gpu:") and value.isdigit():
-            typed[key[len("gres/gpu:") :]] = int(value)
-    if typed or not total:
-        return typed
-    return {next(iter(configured)): total} if len(configured) == 1 else {"": total}
-
-
 def gpu_counts(scontrol_output):
-    """``{(partition, type): {alloc, idle, down, fragmented}}`` from ``scontrol --oneliner show node``."""
+    """``{(partition, type): {alloc, idle, down, fragmented}}`` from ``scontrol --details --oneliner show node``."""
     totals = {}
     for line in scontrol_output.splitlines():
         fields = {}
@@ -139,7 +121,7 @@ def gpu_counts(scontrol_output):
         configured = gres_count(fields.get("Gres", ""))
         if not configured or "NodeName" not in fields:
             continue
-        used = gres_count(fields["GresUsed"]) if "GresUsed" in fields else alloc_tres_gpus(fields.get("AllocTRES", ""), configured)
+        used = gres_count(fields.get("GresUsed", ""))
         usable = not UNUSABLE & set(fields.get("State", "UNKNOWN").upper().split("+"))
         partial = usable and any(used.values())
         for partition in filter(None, fields.get("Partitions", "").split(",")):
@@ -156,7 +138,7 @@ def gpu_counts(scontrol_output):
 def gpu_jobs_pending(squeue_output, now):
     """``{partition: (jobs, seconds the oldest has waited)}`` of pending jobs that ask for GPUs.
 
-    From ``squeue --states=PENDING --Format=Partition,TresPerNode,TresPerJob,SubmitTime`` with ``|``
+    From ``squeue --states=PENDING --Format=Partition,tres-per-node,tres-per-job,SubmitTime`` with ``|``
     after each field; a job submitted to several partitions counts in each.
     """
     pending = {}
@@ -288,14 +270,15 @@ COMMANDS = {
     "sinfo_cpus": ["sinfo", "--noheader", "--format=%C"],
     "squeue": ["squeue", "--all", "--noheader", "--format=%T"],
     "sdiag": ["sdiag"],
-    "scontrol_nodes": ["scontrol", "--oneliner", "show", "node"],
+    # --details: GresUsed is shown only with it.
+    "scontrol_nodes": ["scontrol", "--details", "--oneliner", "show", "node"],
     # Fixed widths wide enough not to cut a value; "|" after each field.
     "squeue_gpu_pending": [
         "squeue",
         "--all",
         "--states=PENDING",
         "--noheader",
-        "--Format=Partition:512|,TresPerNode:512|,TresPerJob:512|,SubmitTime:32|",
+        "--Format=Partition:512|,tres-per-node:512|,tres-per-job:512|,SubmitTime:32|",
     ],
 }
 # What slurmctld's OpenMetrics endpoints do not serve.

@@ -131,9 +131,9 @@ def test_nodes_only_runs_the_node_and_gpu_commands_and_leaves_the_counts_to_slur
     assert not [name for name in values if name.startswith(("slurm_nodes_", "slurm_cpus_", "slurm_queue_", "slurm_scheduler_"))]
 
 
-# scontrol --oneliner show node (Slurm 24.11): an 8-GPU node in two partitions with 3 GPUs allocated, an idle one,
-# a drained one with a job still on one GPU, a node that is not responding, a node without GPUs, and a node of two
-# GPU types (commas inside the socket list) that reports allocations only in AllocTRES.
+# scontrol --details --oneliner show node (Slurm 24.11): an 8-GPU node in two partitions with 3 GPUs allocated, an
+# idle one, a drained one with a job still on one GPU, a node that is not responding, a node without GPUs, and a node
+# of two GPU types (commas inside the socket list).
 SCONTROL_NODES = "\n".join(
     [
         "NodeName=g1 Arch=x86_64 CoresPerSocket=56 CPUAlloc=16 CPUTot=224 Gres=gpu:h200:8(S:0-1) NodeAddr=g1 Version=24.11.5"
@@ -144,10 +144,10 @@ SCONTROL_NODES = "\n".join(
         " Reason=bad Gres=gpu:h200:99 [root@2026-12-06T03:00:00]",
         "NodeName=g4 Gres=gpu:h200:8(S:0-1) State=IDLE+NOT_RESPONDING Partitions=batch GresUsed=gpu:h200:0(IDX:N/A)",
         "NodeName=c1 Gres=(null) State=IDLE Partitions=batch,debug",
-        "NodeName=m1 Gres=gpu:l4:2(S:0,1),gpu:a100:4(S:1),nic:1 State=MIXED Partitions=debug AllocTRES=cpu=2,gres/gpu=4,gres/gpu:a100=4",
+        "NodeName=m1 Gres=gpu:l4:2(S:0,1),gpu:a100:4(S:1),nic:1 State=MIXED Partitions=debug GresUsed=gpu:l4:0(IDX:N/A),gpu:a100:4(IDX:0-3),nic:0",
     ]
 )
-# squeue --states=PENDING --Format=Partition:512|,TresPerNode:512|,TresPerJob:512|,SubmitTime:32| (padded).
+# squeue --states=PENDING --Format=Partition:512|,tres-per-node:512|,tres-per-job:512|,SubmitTime:32| (padded).
 SQUEUE_PENDING = "\n".join(
     [
         "batch" + " " * 20 + "|gres/gpu:8" + " " * 10 + "|N/A   |2026-12-06T02:50:00   |",
@@ -164,13 +164,6 @@ def test_gres_count_reads_types_counts_and_socket_lists():
     assert metrics.gres_count("gpu:h200:0(IDX:N/A)") == {"h200": 0}
     assert metrics.gres_count("(null)") == {}
     assert metrics.gres_count("npu:8", "gpu") == {}
-
-
-def test_alloc_tres_gives_the_untyped_total_to_a_nodes_one_type():
-    assert metrics.alloc_tres_gpus("cpu=2,gres/gpu=3", {"h200": 8}) == {"h200": 3}
-    assert metrics.alloc_tres_gpus("cpu=2,gres/gpu=3,gres/gpu:h200=3", {"h200": 8}) == {"h200": 3}
-    assert metrics.alloc_tres_gpus("cpu=2,gres/gpu=3", {"l4": 2, "a100": 4}) == {"": 3}
-    assert metrics.alloc_tres_gpus("", {"h200": 8}) == {}
 
 
 def test_gpu_counts_per_partition_and_type():
