@@ -208,6 +208,10 @@ def main():
         print("toy_train: signal %d, saved %s and stopped" % (STOP[0], name), flush=True)
     else:
         print("toy_train: finished at step %d (%s), weights sha256 %s" % (step, name, hashlib.sha256(weights).hexdigest()), flush=True)
+    # Saved: a second SIGTERM (Slurm signals every process of the job and the job script passes it on too) must not
+    # kill the interpreter on its way out, which puts the default handlers back.
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -326,7 +326,11 @@ def test_two_nodes_sigterm_saves_the_last_step_every_rank_finished(job):
     for pid in subprocess.run(["pgrep", "-s", str(os.getsid(process.pid))], capture_output=True, text=True, check=False).stdout.split():
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(pid), signal.SIGTERM)
-    output = process.communicate(timeout=60)[0]
+    try:
+        output = process.communicate(timeout=120)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("the job did not end within 120 s of SIGTERM: %s" % process.communicate()[0])
     saved = [line for line in output.splitlines() if "and stopped" in line]
     assert saved, output
     name = saved[0].split("saved ")[1].split(" ")[0]
