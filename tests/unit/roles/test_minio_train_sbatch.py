@@ -81,11 +81,11 @@ done
 trap 'kill -KILL "${pids[@]}" 2>/dev/null' TERM
 rc=0
 for pid in "${pids[@]}"; do
-  while :; do
+  while kill -0 "$pid" 2>/dev/null; do
     wait "$pid"
-    status=$?
-    kill -0 "$pid" 2>/dev/null || break
   done
+  wait "$pid"
+  status=$?
   [ "$status" = 0 ] || rc=$status
 done
 exit $rc
