@@ -21,7 +21,6 @@ Nothing here runs ``ibnetdiscover`` or writes files.
 from __future__ import absolute_import, division, print_function
 
 import functools
-import gc
 import operator
 import re
 from collections import Counter, deque
@@ -29,6 +28,7 @@ from itertools import chain, islice, repeat
 from itertools import compress as select
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
+from ansible_collections.aicluster.slurm.plugins.module_utils.topology import gc_paused as _gc_paused
 
 __metaclass__ = type
 
@@ -248,27 +248,6 @@ def read_file(path):
     except (OSError, TypeError) as error:
         raise FabricError("cannot read %s: %s" % (path, error)) from None
     return decode(data, str(path))
-
-
-def _gc_paused(function):
-    """``function`` run with the cyclic garbage collector paused (and restored after).
-
-    :func:`parse` and :func:`to_tree` build several small containers per cable
-    and make no reference cycles; on a large fabric the collector's repeated
-    passes over them cost a quarter of their time and find nothing.
-    """
-
-    @functools.wraps(function)
-    def paused(*args, **kwargs):
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
-
-    return paused
 
 
 # Every line break that str.splitlines() knows besides "\n" (CRLF counts once).

@@ -92,11 +92,11 @@ def switches_from_list(items):
     return tree, duplicates
 
 
-def _gc_paused(function):
+def gc_paused(function):
     """``function`` run with the cyclic garbage collector paused (and restored after).
 
-    Checking or rendering a large tree makes many small containers and no
-    reference cycles; beside a large fabric still in memory (the module
+    Parsing a capture (ibnetdiscover.parse, to_tree), checking or rendering a
+    large tree makes many small containers and no reference cycles; beside a large fabric still in memory (the module
     holds it), each collector pass walks all of it and finds nothing: at 64k
     nodes that was 60 % of validate_tree.
     """
@@ -139,7 +139,7 @@ def levels(tree):
     return level, unresolved
 
 
-@_gc_paused
+@gc_paused
 def validate_tree(tree, duplicates=(), known_nodes=None, slurm_version="24.11"):
     """slurmctld's checks on a switch tree -> (errors, warnings), each a list of str."""
     errors, warnings = [], []
@@ -226,7 +226,7 @@ def reaches_all(tree, top, count):
     return len(nodes) >= count
 
 
-@_gc_paused
+@gc_paused
 def render_tree(tree):
     """topology.conf lines for topology/tree: leaves first, then each level up."""
     level, unresolved = levels(tree)
