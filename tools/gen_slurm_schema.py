@@ -4,7 +4,7 @@
 
     python tools/gen_slurm_schema.py --version 24.11 --man-dir DIR [--plugin-dir DIR]
 
-DIR holds slurm.conf.5, cgroup.conf.5, gres.conf.5 and slurmdbd.conf.5 (gzip or
+DIR holds slurm.conf.5, cgroup.conf.5, gres.conf.5, slurmdbd.conf.5 and oci.conf.5 (gzip or
 not) from the Slurm packages the collection installs; `make schema`
 (tools/slurm_schema.sh) extracts them from Debian's packages of each supported
 release, checked against the archive's signature, and runs this per series.
@@ -25,7 +25,7 @@ import json
 import re
 from pathlib import Path
 
-FILES = ("slurm.conf", "cgroup.conf", "gres.conf", "slurmdbd.conf")
+FILES = ("slurm.conf", "cgroup.conf", "gres.conf", "slurmdbd.conf", "oci.conf")
 # slurm.conf sections -> the schema part they feed.
 SECTIONS = {
     "PARAMETERS": "slurm.conf",
@@ -40,6 +40,8 @@ SECTIONS = {
 #   integer:  a plain count; "+unlimited" also accepts UNLIMITED/INFINITE.
 #   list:     a comma-separated list of free words (names, hosts, paths).
 #   string:   free text (paths, host names, options with their own syntax).
+#   command:  a command line (oci.conf's RunTime* patterns), written quoted.
+#   regex:    an extended regular expression, written quoted.
 TYPE_OVERRIDES = {
     ("slurm.conf", "PriorityMaxAge"): "duration",
     ("slurm.conf", "PriorityDecayHalfLife"): "duration",
@@ -169,6 +171,27 @@ TYPE_OVERRIDES = {
     ("gres.conf", "Type"): "string",
     # Any name GresTypes declares (npu for Ascend), not only the page's examples.
     ("gres.conf", "Name"): "string",
+    ("oci.conf", "RunTimeCreate"): "command",
+    ("oci.conf", "RunTimeDelete"): "command",
+    ("oci.conf", "RunTimeKill"): "command",
+    ("oci.conf", "RunTimeQuery"): "command",
+    ("oci.conf", "RunTimeRun"): "command",
+    ("oci.conf", "RunTimeStart"): "command",
+    ("oci.conf", "EnvExclude"): "regex",
+    ("oci.conf", "RunTimeEnvExclude"): "regex",
+    ("oci.conf", "ContainerPath"): "string",
+    ("oci.conf", "MountSpoolDir"): "string",
+    ("oci.conf", "SrunPath"): "string",
+    # One argument per SrunArgs line (a list writes several lines).
+    ("oci.conf", "SrunArgs"): "string",
+    ("oci.conf", "CreateEnvFile"): "enum",
+    ("oci.conf", "IgnoreFileConfigJson"): "enum",
+    ("oci.conf", "DisableCleanup"): "yesno",
+    ("oci.conf", "DisableHooks"): "list",
+    ("oci.conf", "DebugFlags"): "options",
+    ("oci.conf", "FileDebug"): "enum",
+    ("oci.conf", "StdIODebug"): "enum",
+    ("oci.conf", "SyslogDebug"): "enum",
 }
 # Choices the pages give in prose rather than as an option list.
 CHOICE_OVERRIDES = {
@@ -181,8 +204,15 @@ for _key in ("SlurmdDebug", "SlurmctldSyslogDebug", "SlurmdSyslogDebug"):
     CHOICE_OVERRIDES[("slurm.conf", _key)] = CHOICE_OVERRIDES[("slurm.conf", "SlurmctldDebug")]
 for _key in ("DebugLevel", "DebugLevelSyslog"):
     CHOICE_OVERRIDES[("slurmdbd.conf", _key)] = CHOICE_OVERRIDES[("slurm.conf", "SlurmctldDebug")]
+for _key in ("FileDebug", "StdIODebug", "SyslogDebug"):
+    CHOICE_OVERRIDES[("oci.conf", _key)] = CHOICE_OVERRIDES[("slurm.conf", "SlurmctldDebug")]
+CHOICE_OVERRIDES[("oci.conf", "CreateEnvFile")] = ["null", "newline", "disabled", "true", "false"]
+CHOICE_OVERRIDES[("oci.conf", "IgnoreFileConfigJson")] = ["true", "false"]
+# Parameters whose choices are another page's (oci.conf's DebugFlags are slurm.conf's).
+SHARED_CHOICES = {("oci.conf", "debugflags"): ("slurm.conf", "debugflags")}
 
-_HEADER = re.compile(r"^\\fB([A-Za-z][A-Za-z0-9]*)\\fR(.*)$")
+# oci.conf spells some headers with their values inside the bold: \\fBName=(a|b)\\fR.
+_HEADER = re.compile(r"^\\fB([A-Za-z][A-Za-z0-9]*)(?:=[^\\]*)?\\fR(.*)$")
 _OPTION = re.compile(r"^\\fB([A-Za-z0-9_/.+\-\\]+?)\\fR(?:\s*=\s*|\\fR=|=)?(.*)$")
 _PLUGIN = re.compile(r"^[a-z_]+/[a-z0-9_]+$")
 
@@ -206,7 +236,8 @@ def entries(lines, default_part):
     for index, line in enumerate(lines):
         if line.startswith(".SH"):
             title = line[3:].strip().strip('"').replace("\\-", "-")
-            part = SECTIONS.get(title, default_part if default_part != "slurm.conf" else None)
+            # Only slurm.conf's sections name parts (oci.conf has a PARAMETERS section too).
+            part = SECTIONS.get(title) if default_part == "slurm.conf" else default_part
             if default_part != "slurm.conf" and title in ("EXAMPLE", "EXAMPLES", "COPYING", "SEE ALSO", "FILES", "NAME"):
                 part = None
             depth, current = 0, None
@@ -266,6 +297,9 @@ def generate(man_dir, plugin_dir=None):
         for part, key, header, description, options in entries(read_page(path), name):
             kind, choices = infer(part, key, header, description, options)
             schema.setdefault(part, {})[key.lower()] = [key, kind, choices] if choices else [key, kind]
+    for (part, key), (other, other_key) in SHARED_CHOICES.items():
+        if key in schema.get(part, {}) and len(schema.get(other, {}).get(other_key, [])) > 2:
+            schema[part][key] = schema[part][key][:2] + [schema[other][other_key][2]]
     plugins = sorted(p.stem for p in Path(plugin_dir).glob("*.so")) if plugin_dir else []
     return schema, plugins
 

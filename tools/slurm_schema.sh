@@ -35,7 +35,7 @@ for suite in "$@"; do
       dpkg-deb -x "$(basename "$file")" root
     done
     mkdir -p man plugins
-    cp root/usr/share/man/man5/{slurm,cgroup,gres,slurmdbd}.conf.5.gz man/
+    cp root/usr/share/man/man5/{slurm,cgroup,gres,slurmdbd,oci}.conf.5.gz man/
     cp root/usr/lib/*/slurm-wlm/*.so plugins/
     version="$(dpkg-deb -f slurm-client_*.deb Version)"
     series="$(echo "$version" | sed -E 's/^([0-9]+:)?([0-9]+\.[0-9]+).*/\2/')"

@@ -19,7 +19,7 @@ import ipaddress
 import re
 
 TABLE = "aicluster"
-# (name, groups that serve it, setting that holds the port or range, default, who may connect)
+# (name, groups that serve it, setting that holds the port or range (None: fixed), default, who may connect)
 SERVICES = (
     ("slurmctld", ("slurmctld",), "SlurmctldPort", "6817", "cluster"),
     ("slurmd", ("slurm_compute",), "SlurmdPort", "6818", "cluster"),
@@ -31,7 +31,14 @@ SERVICES = (
     ("alertmanager", ("monitoring",), "prometheus_alertmanager_port", "9093", "clients"),
     ("minio", ("minio",), "minio_port", "9000", "clients"),
     ("minio_console", ("minio",), "minio_console_port", "9001", "clients"),
+    # Fixed ports (no setting): glusterd, the bricks' (glusterfsd takes them from 49152 up,
+    # one per volume) and NFSv4's.
+    ("glusterfs", ("shared_fs",), None, "24007-24008", "cluster"),
+    ("glusterfs_bricks", ("shared_fs",), None, "49152-49251", "cluster"),
+    ("nfs", ("shared_fs",), None, "2049", "cluster"),
 )
+# Services that open only with this shared_fs_type (settings key shared_fs_type).
+SHARED_FS_SERVICES = {"glusterfs": "glusterfs", "glusterfs_bricks": "glusterfs", "nfs": "nfs"}
 # The prometheus role's default scrape jobs other than node exporter (in SERVICES): where
 # prometheus_scrape_jobs is not set in the inventory, these exporters' ports open to the cluster.
 DEFAULT_SCRAPE_JOBS = (
@@ -97,9 +104,11 @@ def plan(groups_of_host, settings):
                 names.add(name)
                 opened.append((name, port_range("prometheus_scrape_jobs: job %s: port" % job.get("name"), job.get("port")), "cluster"))
     for name, groups, setting, default, audience in SERVICES:
+        if name in SHARED_FS_SERVICES and settings.get("shared_fs_type") != SHARED_FS_SERVICES[name]:
+            continue
         if mine & set(groups):
-            value = settings.get(setting) or default
-            opened.append((name, port_range(setting, value), audience))
+            value = (settings.get(setting) if setting else None) or default
+            opened.append((name, port_range(setting or name, value), audience))
     for index, rule in enumerate(settings.get("extra") or []):
         variable = "firewall_allow[%d]" % index
         if not isinstance(rule, dict) or not rule.get("name") or "port" not in rule:

@@ -758,7 +758,7 @@ def check_topology(source, compute=(), switches=None, blocks=None, block_sizes=N
 
 
 def check_settings(settings, series=None):
-    """The cluster name, cgroups_config and slurmdbd_config against Slurm's rules and schema; slurm_apt_repository."""
+    """The cluster name, cgroups_config, slurmdbd_config and containers_config against Slurm's rules and schema; slurm_apt_repository."""
     findings = []
     if "cluster_name" in settings:
         problem = slurm_schema.name_problem("cluster", settings["cluster_name"])
@@ -766,6 +766,7 @@ def check_settings(settings, series=None):
             findings.append(slurm_schema.finding("cluster_name", "slurm_cluster_name", settings["cluster_name"], problem, "e.g. aicluster or ai-prod-1"))
     findings += slurm_schema.check_parameters("cgroup.conf", settings.get("cgroups_config"), "cgroups_config", series)
     findings += slurm_schema.check_parameters("slurmdbd.conf", settings.get("slurmdbd_config"), "slurmdbd_config", series, owned=("storagepass",))
+    findings += slurm_schema.check_parameters("oci.conf", settings.get("containers_config"), "containers_config", series)
     findings += apt_repository.findings(settings.get("apt_repository"), settings.get("package_version") or "")
     return findings
 
@@ -838,7 +839,7 @@ def inventory_findings(
     """All inventory-only checks; findings whose id is in ``skip`` are dropped.
 
     ``settings``: the other values that land in Slurm's files,
-    ``{cluster_name, cgroups_config, slurmdbd_config, apt_repository, package_version, openmetrics, pam_adopt}``.
+    ``{cluster_name, cgroups_config, slurmdbd_config, apt_repository, package_version, openmetrics, pam_adopt, containers_config}``.
 
     ``series``: the Slurm series of the controllers' platform (platform_series), default SLURM_SERIES.
     ``accounting``: ``{qos, accounts, users}`` as declared in slurm_accounting_*.

@@ -45,7 +45,7 @@ RESTART_REQUIRED_BY_SERIES = {
 }
 
 # Keys written once per value, one line each, in the order given (lower-cased).
-MULTI_LINE_KEYS = ("slurmctldhost", "include")
+MULTI_LINE_KEYS = ("slurmctldhost", "include", "srunargs")
 
 # Keys that are structure, not parameters: they come from the node and
 # partition model, never from the parameter dict.
@@ -92,15 +92,21 @@ def merge_config(*layers):
     return merged
 
 
+def _line(key, value):
+    """``Key=value``; a value with spaces (an oci.conf command, which the schema allows) is quoted."""
+    text = format_value(value)
+    return '%s="%s"' % (key, text) if any(char.isspace() for char in text) else "%s=%s" % (key, text)
+
+
 def parameter_lines(config):
     """``Key=value`` lines, sorted by key; multi-line keys keep their order."""
     lines = []
     for key in sorted(config, key=str.lower):
         value = config[key]
         if key.lower() in MULTI_LINE_KEYS and isinstance(value, (list, tuple)):
-            lines.extend("%s=%s" % (key, format_value(item)) for item in value)
+            lines.extend(_line(key, item) for item in value)
         else:
-            lines.append("%s=%s" % (key, format_value(value)))
+            lines.append(_line(key, value))
     return lines
 
 

@@ -5,14 +5,15 @@
 The schema (slurm_schema_data.py) is generated from the installed Slurm
 packages' own man pages by tools/gen_slurm_schema.py: every parameter of
 slurm.conf (with its NodeName and PartitionName sub-grammars), cgroup.conf,
-gres.conf and slurmdbd.conf, with its type. Checks here never raise: they
+gres.conf, slurmdbd.conf and oci.conf, with its type. Checks here never raise: they
 return findings ``{id, severity, variable, value, message, fix}``, where the
 message names the variable, the value and the fix.
 
 Two classes of problem are refused whatever the key:
   * syntax: a value is one line with nothing Slurm's parser reads as syntax
     (line breaks, ``#``, quotes, whitespace that would start another
-    ``Key=value``, control characters);
+    ``Key=value``, control characters); commands and regular expressions
+    (oci.conf) may hold spaces and are written quoted;
   * names: cluster, node, partition and feature names follow Slurm's rules.
 """
 
@@ -25,7 +26,7 @@ import re
 
 from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding as shared_finding
 from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import expand
-from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_conf import format_value
+from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_conf import MULTI_LINE_KEYS, format_value
 from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_schema_data import SCHEMAS
 
 DEFAULT_SERIES = "24.11"
@@ -58,7 +59,10 @@ PART_VARIABLE = {
     "cgroup.conf": "cgroups_config",
     "gres.conf": "gres.conf",
     "slurmdbd.conf": "slurmdbd_config",
+    "oci.conf": "containers_config",
 }
+# Kinds whose values may hold spaces: slurm_conf.parameter_lines writes them quoted.
+SPACED_KINDS = ("command", "regex")
 _DURATION = re.compile(r"^(?:\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+)$")
 _PLUGIN = re.compile(r"^([a-z_]+)/([a-z0-9_]+)$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -166,8 +170,11 @@ def openmetrics_enabled(setting, series, config, monitored):
     return setting is True
 
 
-def syntax_problem(value):
-    """Why a value cannot be one ``Key=value`` word of a Slurm file, or None."""
+def syntax_problem(value, spaced=False):
+    """Why a value cannot be one ``Key=value`` word of a Slurm file, or None.
+
+    ``spaced``: the value is written quoted (SPACED_KINDS), so spaces are allowed.
+    """
     if value is None:
         return "has no value"
     if isinstance(value, dict):
@@ -183,7 +190,7 @@ def syntax_problem(value):
         return "contains #, which starts a comment in Slurm's files"
     if any(quote in text for quote in "\"'`"):
         return "contains a quote, which Slurm's parser reads as syntax"
-    if any(char.isspace() for char in text):
+    if not spaced and any(char.isspace() for char in text):
         return "contains whitespace, which would start another Key=value on the line"
     if "\\" in text:
         return "contains a backslash, which Slurm's parser reads as a line continuation or escape"
@@ -256,14 +263,16 @@ def value_problem(part, key, value, series=None, plugins=None):
     ``plugins``: the plugin file stems the host has (``sched_backfill``); None
     uses the list recorded from the packages when the schema was generated.
     """
-    problem = syntax_problem(value)
-    if problem:
-        return problem
     schema = series_schema(series)
     entry = schema["files"][part].get(key.lower())
+    problem = syntax_problem(value, spaced=entry is not None and entry[1] in SPACED_KINDS)
+    if problem:
+        return problem
     if entry is None:
         return None
     kind, choices = entry[1], (entry[2] if len(entry) > 2 else None)
+    if kind in SPACED_KINDS and text_has_edge_space(value):
+        return "starts or ends with whitespace"
     text = format_value(value)
     if plugins is None:
         plugins = schema["plugins"]
@@ -372,14 +381,23 @@ def name_problem(kind, value):
     return None
 
 
+_PAIR = re.compile(r'([^\s=]+)=(?:"([^"]*)"|(\S*))(?:\s+|$)')
+
+
+def text_has_edge_space(value):
+    text = format_value(value)
+    return text != text.strip()
+
+
 def parse_line(line):
-    """``Key=value`` words of one configuration line (no quotes: the collection never writes them)."""
-    pairs = []
-    for word in line.split():
-        if "=" not in word:
+    """``Key=value`` words of one configuration line; a value the collection quoted (SPACED_KINDS) is read whole."""
+    pairs, at = [], 0
+    while at < len(line):
+        match = _PAIR.match(line, at)
+        if not match:
             return None
-        key, value = word.split("=", 1)
-        pairs.append((key, value))
+        pairs.append((match.group(1), match.group(2) if match.group(2) is not None else match.group(3)))
+        at = match.end()
     return pairs
 
 
@@ -423,7 +441,7 @@ def check_text(page, text, series=None, plugins=None):
             findings.append(finding("config_syntax", where, line, "holds more than one parameter", "one Key=value per line"))
         if part == page and page != "gres.conf":
             key = pairs[0][0].lower()
-            if key in seen and key not in ("slurmctldhost",):
+            if key in seen and key not in MULTI_LINE_KEYS:
                 findings.append(finding("config_duplicate", where, line, "sets %s again (first on line %d)" % (pairs[0][0], seen[key]), "set it once"))
             seen.setdefault(key, number)
         for key, value in pairs:

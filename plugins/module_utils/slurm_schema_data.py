@@ -276,6 +276,179 @@ SCHEMAS = {
                     "string"
                 ]
             },
+            "oci.conf": {
+                "containerpath": [
+                    "ContainerPath",
+                    "string"
+                ],
+                "createenvfile": [
+                    "CreateEnvFile",
+                    "enum",
+                    [
+                        "null",
+                        "newline",
+                        "disabled",
+                        "true",
+                        "false"
+                    ]
+                ],
+                "debugflags": [
+                    "DebugFlags",
+                    "options",
+                    [
+                        "Accrue",
+                        "Agent",
+                        "AuditRPCs",
+                        "Backfill",
+                        "BackfillMap",
+                        "BurstBuffer",
+                        "Cgroup",
+                        "ConMgr",
+                        "CPU_Bind",
+                        "CpuFrequency",
+                        "Data",
+                        "DBD_Agent",
+                        "Dependency",
+                        "Elasticsearch",
+                        "Energy",
+                        "Federation",
+                        "FrontEnd",
+                        "Gang",
+                        "GLOB_SILENCE",
+                        "Gres",
+                        "Hetjob",
+                        "JobAccountGather",
+                        "JobComp",
+                        "JobContainer",
+                        "License",
+                        "Network",
+                        "NetworkRaw",
+                        "NO_CONF_HASH",
+                        "NodeFeatures",
+                        "Power",
+                        "Priority",
+                        "Profile",
+                        "Protocol",
+                        "Reservation",
+                        "Route",
+                        "Script",
+                        "SelectType",
+                        "Steps",
+                        "Switch",
+                        "TLS",
+                        "TraceJobs",
+                        "Triggers"
+                    ]
+                ],
+                "disablecleanup": [
+                    "DisableCleanup",
+                    "yesno"
+                ],
+                "disablehooks": [
+                    "DisableHooks",
+                    "list"
+                ],
+                "envexclude": [
+                    "EnvExclude",
+                    "regex"
+                ],
+                "filedebug": [
+                    "FileDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "ignorefileconfigjson": [
+                    "IgnoreFileConfigJson",
+                    "enum",
+                    [
+                        "true",
+                        "false"
+                    ]
+                ],
+                "mountspooldir": [
+                    "MountSpoolDir",
+                    "string"
+                ],
+                "runtimecreate": [
+                    "RunTimeCreate",
+                    "command"
+                ],
+                "runtimedelete": [
+                    "RunTimeDelete",
+                    "command"
+                ],
+                "runtimeenvexclude": [
+                    "RunTimeEnvExclude",
+                    "regex"
+                ],
+                "runtimekill": [
+                    "RunTimeKill",
+                    "command"
+                ],
+                "runtimequery": [
+                    "RunTimeQuery",
+                    "command"
+                ],
+                "runtimerun": [
+                    "RunTimeRun",
+                    "command"
+                ],
+                "runtimestart": [
+                    "RunTimeStart",
+                    "command"
+                ],
+                "srunargs": [
+                    "SrunArgs",
+                    "string"
+                ],
+                "srunpath": [
+                    "SrunPath",
+                    "string"
+                ],
+                "stdiodebug": [
+                    "StdIODebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "syslogdebug": [
+                    "SyslogDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ]
+            },
             "partition": {
                 "allocnodes": [
                     "AllocNodes",
@@ -2568,6 +2741,181 @@ SCHEMAS = {
                 "nodeset": [
                     "NodeSet",
                     "string"
+                ]
+            },
+            "oci.conf": {
+                "containerpath": [
+                    "ContainerPath",
+                    "string"
+                ],
+                "createenvfile": [
+                    "CreateEnvFile",
+                    "enum",
+                    [
+                        "null",
+                        "newline",
+                        "disabled",
+                        "true",
+                        "false"
+                    ]
+                ],
+                "debugflags": [
+                    "DebugFlags",
+                    "options",
+                    [
+                        "Accrue",
+                        "Agent",
+                        "AuditRPCs",
+                        "AuditTLS",
+                        "Backfill",
+                        "BackfillMap",
+                        "BurstBuffer",
+                        "Cgroup",
+                        "ConMgr",
+                        "CPU_Bind",
+                        "CpuFrequency",
+                        "Data",
+                        "DBD_Agent",
+                        "Dependency",
+                        "Elasticsearch",
+                        "Energy",
+                        "Federation",
+                        "Gang",
+                        "GLOB_SILENCE",
+                        "Gres",
+                        "Hetjob",
+                        "JobAccountGather",
+                        "JobComp",
+                        "License",
+                        "Metrics",
+                        "Namespace",
+                        "Network",
+                        "NetworkRaw",
+                        "NO_CONF_HASH",
+                        "NodeFeatures",
+                        "Power",
+                        "Priority",
+                        "Profile",
+                        "Protocol",
+                        "Reservation",
+                        "Route",
+                        "Script",
+                        "SelectType",
+                        "Steps",
+                        "Switch",
+                        "thread",
+                        "TLS",
+                        "TraceJobs",
+                        "Triggers"
+                    ]
+                ],
+                "disablecleanup": [
+                    "DisableCleanup",
+                    "yesno"
+                ],
+                "disablehooks": [
+                    "DisableHooks",
+                    "list"
+                ],
+                "envexclude": [
+                    "EnvExclude",
+                    "regex"
+                ],
+                "filedebug": [
+                    "FileDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "ignorefileconfigjson": [
+                    "IgnoreFileConfigJson",
+                    "enum",
+                    [
+                        "true",
+                        "false"
+                    ]
+                ],
+                "mountspooldir": [
+                    "MountSpoolDir",
+                    "string"
+                ],
+                "runtimecreate": [
+                    "RunTimeCreate",
+                    "command"
+                ],
+                "runtimedelete": [
+                    "RunTimeDelete",
+                    "command"
+                ],
+                "runtimeenvexclude": [
+                    "RunTimeEnvExclude",
+                    "regex"
+                ],
+                "runtimekill": [
+                    "RunTimeKill",
+                    "command"
+                ],
+                "runtimequery": [
+                    "RunTimeQuery",
+                    "command"
+                ],
+                "runtimerun": [
+                    "RunTimeRun",
+                    "command"
+                ],
+                "runtimestart": [
+                    "RunTimeStart",
+                    "command"
+                ],
+                "srunargs": [
+                    "SrunArgs",
+                    "string"
+                ],
+                "srunpath": [
+                    "SrunPath",
+                    "string"
+                ],
+                "stdiodebug": [
+                    "StdIODebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
+                ],
+                "syslogdebug": [
+                    "SyslogDebug",
+                    "enum",
+                    [
+                        "quiet",
+                        "fatal",
+                        "error",
+                        "info",
+                        "verbose",
+                        "debug",
+                        "debug2",
+                        "debug3",
+                        "debug4",
+                        "debug5"
+                    ]
                 ]
             },
             "partition": {

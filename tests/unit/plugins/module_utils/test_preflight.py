@@ -936,3 +936,19 @@ def test_check_login_refuses_a_setting_that_is_not_auto_true_or_false(bad):
     findings = preflight.check_login(LOGIN_GROUPS, {}, bad)
     assert [f["variable"] for f in findings] == ["slurm_pam_adopt"]
     assert "is not auto, true or false" in findings[0]["message"]
+
+
+def test_settings_check_every_file_they_land_in():
+    """cgroups_config, slurmdbd_config and containers_config each against their own file's schema, named by variable."""
+    findings = preflight.check_settings(
+        {
+            "cgroups_config": {"ConstrainCore": True},
+            "slurmdbd_config": {"DbdPort": "x"},
+            "containers_config": {"RunTimeRun": 'crun run "%b"', "RunTimeQuery": "crun state %n.%u.%j.%s.%t"},
+        }
+    )
+    assert sorted(f["variable"] for f in findings) == [
+        "cgroups_config.ConstrainCore",
+        "containers_config.RunTimeRun",
+        "slurmdbd_config.DbdPort",
+    ]

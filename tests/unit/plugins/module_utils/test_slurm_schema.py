@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.aicluster.slurm.plugins.module_utils import slurm_schema
+from ansible_collections.aicluster.slurm.plugins.module_utils import slurm_conf, slurm_schema
 from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_schema_data import SCHEMAS
 
 SCHEMA = SCHEMAS["24.11"]
-PARTS = ("slurm.conf", "partition", "node", "cgroup.conf", "gres.conf", "slurmdbd.conf")
+PARTS = ("slurm.conf", "partition", "node", "cgroup.conf", "gres.conf", "slurmdbd.conf", "oci.conf")
 EXAMPLES = 1000
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 SYNTAX = ["\n", "\r", "#", '"', "'", "`", " ", "\t", "\x00", "\x1b", "\\"]
@@ -56,6 +56,10 @@ def valid_values(part, key):
         return ["aicluster", "ai-prod_1"]
     if kind == "oversubscribe":
         return ["EXCLUSIVE", "FORCE:4", "NO", "YES"]
+    if kind == "command":
+        return ["crun --rootless=true --root=/run/aicluster/oci/%U state %n.%u.%j.%s.%t", "/usr/bin/runc"]
+    if kind == "regex":
+        return ["^(SLURM_CONF|SLURM_CONF_SERVER)=", "^X[0-9]+ Y$"]
     return ["/var/lib/slurm/example", "value_1"]
 
 
@@ -96,7 +100,9 @@ def test_injections_are_refused(part, data):
     """A value that would end the line, start a comment or another Key=value is refused whatever the key."""
     key = data.draw(st.sampled_from(keys_of(part)))
     good = data.draw(st.sampled_from([str(v) for v in valid_values(part, key)]))
-    mark = data.draw(st.sampled_from(SYNTAX))
+    # A command or a regular expression is written quoted: spaces in it are not syntax.
+    spaced = SCHEMA["files"][part][key][1] in slurm_schema.SPACED_KINDS
+    mark = data.draw(st.sampled_from([m for m in SYNTAX if not (spaced and m in " \t")]))
     tail = data.draw(st.sampled_from(["", "SlurmUser=root", "PartitionName=evil Nodes=ALL", "x", "NodeName=n1"]))
     cut = data.draw(st.integers(0, len(good)))
     value = good[:cut] + mark + tail + good[cut:]
@@ -155,7 +161,7 @@ TYPED = [
     (part, key)
     for part in PARTS
     for key, entry in SCHEMA["files"][part].items()
-    if entry[1] not in ("string", "list") and not (entry[1] == "options" and len(entry) < 3)
+    if entry[1] not in ("string", "list") + slurm_schema.SPACED_KINDS and not (entry[1] == "options" and len(entry) < 3)
 ]
 
 
@@ -344,3 +350,40 @@ def test_openmetrics_problems_name_the_versions_and_the_fix(setting, series, con
 @pytest.mark.parametrize("setting", ["auto", True, False, " AUTO ", "no"])
 def test_openmetrics_good_settings_have_no_problem(setting):
     assert slurm_schema.openmetrics_problem(setting, "26.05", {}) is None
+
+
+def test_commands_are_written_quoted_and_read_back_whole():
+    """oci.conf's RunTime* commands hold spaces: written quoted, the written file passes and parses to the same value."""
+    command = "crun --rootless=true --root=/run/aicluster/oci/%U run --bundle %b %n.%u.%j.%s.%t"
+    lines = slurm_conf.parameter_lines({"RunTimeRun": command, "RunTimeEnvExclude": "^(SLURM_CONF|SLURM_CONF_SERVER)=", "SrunArgs": ["--mpi=pmix", "-v"]})
+    assert lines == [
+        "RunTimeEnvExclude=^(SLURM_CONF|SLURM_CONF_SERVER)=",
+        'RunTimeRun="%s"' % command,
+        "SrunArgs=--mpi=pmix",
+        "SrunArgs=-v",
+    ]
+    assert slurm_schema.check_text("oci.conf", "\n".join(lines)) == []
+    assert slurm_schema.parse_line(lines[1]) == [("RunTimeRun", command)]
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ('crun run "%b"', "quote"),
+        ("crun run %b # comment", "comment"),
+        ("crun run\n%b", "line break"),
+        (" crun run %b", "whitespace"),
+        ("crun run \\%b", "backslash"),
+    ],
+)
+def test_commands_with_syntax_are_refused(value, says):
+    findings = slurm_schema.check_parameters("oci.conf", {"RunTimeRun": value})
+    assert [f["id"] for f in findings] == ["config_value"]
+    assert findings[0]["variable"] == "containers_config.RunTimeRun"
+    assert says in findings[0]["message"]
+
+
+def test_spaces_stay_refused_outside_commands():
+    """A path in oci.conf (ContainerPath) or any slurm.conf value is still one word."""
+    assert refused("oci.conf", "ContainerPath", "/var/lib/slurm oci")
+    assert refused("slurm.conf", "SlurmUser", "slurm root")

@@ -1,0 +1,16 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared filesystem (plugins/module_utils/shared_fs.py): ``shared_fs_findings`` (the shared_fs_* variables'
+problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts) and ``shared_fs_exports`` (an nfs
+server's /etc/exports lines)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.aicluster.slurm.plugins.module_utils import shared_fs
+
+
+class FilterModule:
+    def filters(self):
+        return {"shared_fs_findings": shared_fs.findings, "shared_fs_mounts": shared_fs.mounts, "shared_fs_exports": shared_fs.exports_lines}

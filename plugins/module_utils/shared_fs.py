@@ -1,0 +1,152 @@
+# Copyright: (c) 2026, aicluster.slurm contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared filesystem: what the server exports and what the clients mount, and the checks of the settings.
+
+settings (the shared_fs_* variables without the prefix):
+  type:       none, glusterfs (server and FUSE client from Debian) or nfs (Debian's nfs-kernel-server, or the site's)
+  server:     the address clients mount from; default the first host of group shared_fs
+  servers:    the hosts of group shared_fs (empty: client-only, the site's server)
+  root:       where the exports live on the server (glusterfs bricks, nfs directories)
+  exports:    [{name, path, source?, options?}]: a volume or directory name, where clients mount it,
+              the server's path where it is not root/name (a site's NFS server), extra mount options
+  nfs_clients: networks the nfs exports allow (CIDR)
+  options:    mount options over the type's defaults
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import re
+
+from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+
+TYPES = ("none", "glusterfs", "nfs")
+MOUNT_OPTIONS = {
+    # hard: I/O waits for a server that went away instead of failing a job's writes.
+    "nfs": "rw,hard,proto=tcp,vers=4.2,noatime,_netdev",
+    "glusterfs": "defaults,_netdev",
+}
+FSTYPES = {"nfs": "nfs4", "glusterfs": "glusterfs"}
+# root_squash: root on a client is nobody on the server.
+EXPORT_OPTIONS = "rw,sync,no_subtree_check,root_squash"
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+_PATH = re.compile(r"^/[A-Za-z0-9._/-]*$")
+_OPTION = re.compile(r"^[A-Za-z0-9_.=:/+-]+$")
+_SYSTEM = ("/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/boot", "/proc", "/sys", "/dev", "/run", "/tmp")
+
+
+def _error(check, variable, value, problem, fix):
+    return finding(check, "%s=%s %s; %s" % (variable, value, problem, fix), variable, value, fix)
+
+
+def _path_problem(path):
+    if not isinstance(path, str) or not _PATH.match(path) or "//" in path or "/../" in path + "/" or (len(path) > 1 and path.endswith("/")):
+        return "is not an absolute path of letters, digits, . _ - and /"
+    if path in _SYSTEM:
+        return "is a system directory"
+    return None
+
+
+def _options_problem(text):
+    if not isinstance(text, str) or not text or not all(_OPTION.match(item) for item in text.split(",")):
+        return "is not a comma-separated list of mount options (letters, digits and _ . = : / + -)"
+    return None
+
+
+def findings(settings):
+    """Errors for shared_fs_* settings, each naming the variable, the value and the fix."""
+    kind = settings.get("type", "none")
+    if kind not in TYPES:
+        return [_error("shared_fs", "shared_fs_type", kind, "is not one of %s" % ", ".join(TYPES), "set none, glusterfs or nfs")]
+    if kind == "none":
+        return []
+    found = []
+    servers = settings.get("servers") or []
+    if not settings.get("server") and not servers:
+        fix = "put the file server in group shared_fs, or name the site's server"
+        found.append(_error("shared_fs", "shared_fs_server", "", "is empty and group shared_fs has no host", fix))
+    if kind == "glusterfs" and not servers:
+        found.append(_error("shared_fs", "groups.shared_fs", "[]", "is empty", "glusterfs needs its servers in group shared_fs (the collection sets them up)"))
+    problem = _path_problem(settings.get("root"))
+    if problem:
+        found.append(_error("shared_fs", "shared_fs_root", settings.get("root"), problem, "e.g. /srv/shared"))
+    problem = _options_problem(settings["options"]) if settings.get("options") else None
+    if problem:
+        found.append(_error("shared_fs", "shared_fs_mount_options", settings["options"], problem, "e.g. %s" % MOUNT_OPTIONS[kind]))
+    exports = settings.get("exports")
+    if not isinstance(exports, list) or not exports:
+        return found + [_error("shared_fs", "shared_fs_exports", exports, "is not a list of {name, path}", "e.g. [{name: home, path: /home}]")]
+    names, paths = set(), set()
+    for index, item in enumerate(exports):
+        where = "shared_fs_exports[%d]" % index
+        if not isinstance(item, dict) or set(item) - {"name", "path", "source", "options"}:
+            found.append(_error("shared_fs", where, item, "is not a mapping of name, path and optionally source and options", "e.g. {name: home, path: /home}"))
+            continue
+        name, path = item.get("name"), item.get("path")
+        if not isinstance(name, str) or not _NAME.match(name):
+            found.append(_error("shared_fs", where + ".name", name, "is not a name (lowercase letter, then lowercase letters, digits, - or _)", "e.g. home"))
+        elif name in names:
+            found.append(_error("shared_fs", where + ".name", name, "is given twice", "one export per name"))
+        names.add(name)
+        problem = _path_problem(path)
+        if problem:
+            found.append(_error("shared_fs", where + ".path", path, problem, "where clients mount it, e.g. /home"))
+        elif path in paths:
+            found.append(_error("shared_fs", where + ".path", path, "is given twice", "one export per mount point"))
+        paths.add(path)
+        if "source" in item:
+            problem = _path_problem(item["source"]) if kind == "nfs" else "is only for nfs (a glusterfs volume is its name)"
+            if problem:
+                found.append(_error("shared_fs", where + ".source", item["source"], problem, "the server's exported path"))
+        if "options" in item and _options_problem(item["options"]):
+            found.append(_error("shared_fs", where + ".options", item["options"], _options_problem(item["options"]), "e.g. ro"))
+    if kind == "nfs" and servers:
+        clients = settings.get("nfs_clients")
+        if not isinstance(clients, list) or not clients:
+            found.append(_error("shared_fs", "shared_fs_nfs_clients", clients, "is empty", "list the cluster's networks, e.g. [10.0.0.0/16]"))
+        else:
+            for client in clients:
+                try:
+                    ipaddress.ip_network(str(client), strict=False)
+                except ValueError:
+                    found.append(_error("shared_fs", "shared_fs_nfs_clients", client, "is not a network", "e.g. 10.0.0.0/16"))
+    return found
+
+
+def server(settings):
+    return settings.get("server") or (settings.get("servers") or [None])[0]
+
+
+def source(settings, item):
+    """What a client mounts for one export: server:/volume (glusterfs) or server:/path (nfs)."""
+    if settings["type"] == "glusterfs":
+        return "%s:/%s" % (server(settings), item["name"])
+    return "%s:%s" % (server(settings), item.get("source") or "%s/%s" % (settings["root"], item["name"]))
+
+
+def mounts(settings):
+    """[{name, path, src, fstype, opts}] for the clients, in the order given."""
+    if settings.get("type", "none") == "none":
+        return []
+    base = settings.get("options") or MOUNT_OPTIONS[settings["type"]]
+    if settings["type"] == "glusterfs" and len(settings.get("servers") or []) > 1:
+        # A client fetches the volume layout from any server that answers.
+        base += ",backup-volfile-servers=" + ":".join(s for s in settings["servers"] if s != server(settings))
+    return [
+        {
+            "name": item["name"],
+            "path": item["path"],
+            "src": source(settings, item),
+            "fstype": FSTYPES[settings["type"]],
+            "opts": base + ("," + item["options"] if item.get("options") else ""),
+        }
+        for item in settings["exports"]
+    ]
+
+
+def exports_lines(settings):
+    """/etc/exports lines for an nfs server of group shared_fs: each export to each client network."""
+    clients = " ".join("%s(%s)" % (network, EXPORT_OPTIONS) for network in settings.get("nfs_clients") or [])
+    return ["%s/%s %s" % (settings["root"], item["name"], clients) for item in settings["exports"] if "source" not in item]
