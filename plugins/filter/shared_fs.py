@@ -1,8 +1,8 @@
 # Copyright: (c) 2026, aicluster.slurm contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shared filesystem (plugins/module_utils/shared_fs.py): ``shared_fs_findings`` (the shared_fs_* variables'
-problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts) and ``shared_fs_exports`` (an nfs
-server's /etc/exports lines)."""
+problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts), ``shared_fs_exports`` (an nfs
+server's /etc/exports lines) and ``shared_fs_covers`` (the export a group mounts over a path)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,4 +13,9 @@ from ansible_collections.aicluster.slurm.plugins.module_utils import shared_fs
 
 class FilterModule:
     def filters(self):
-        return {"shared_fs_findings": shared_fs.findings, "shared_fs_mounts": shared_fs.mounts, "shared_fs_exports": shared_fs.exports_lines}
+        return {
+            "shared_fs_findings": shared_fs.findings,
+            "shared_fs_mounts": shared_fs.mounts,
+            "shared_fs_exports": shared_fs.exports_lines,
+            "shared_fs_covers": shared_fs.covers,
+        }

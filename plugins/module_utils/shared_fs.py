@@ -7,8 +7,10 @@ settings (the shared_fs_* variables without the prefix):
   server:     the address clients mount from; default the first host of group shared_fs
   servers:    the hosts of group shared_fs (empty: client-only, the site's server)
   root:       where the exports live on the server (glusterfs bricks, nfs directories)
-  exports:    [{name, path, source?, options?}]: a volume or directory name, where clients mount it,
-              the server's path where it is not root/name (a site's NFS server), extra mount options
+  exports:    [{name, path, source?, options?, clients?}]: a volume or directory name, where clients mount it,
+              the server's path where it is not root/name (a site's NFS server), extra mount options,
+              the inventory groups that mount it (default: login and compute nodes; [slurmctld] for the
+              controllers' StateSaveLocation)
   nfs_clients: networks the nfs exports allow (CIDR)
   options:    mount options over the type's defaults
 """
@@ -29,11 +31,15 @@ MOUNT_OPTIONS = {
     "glusterfs": "defaults,_netdev",
 }
 FSTYPES = {"nfs": "nfs4", "glusterfs": "glusterfs"}
-# root_squash: root on a client is nobody on the server.
+# root_squash: root on a client is nobody on the server; except for the
+# controllers' state, whose directory root makes and gives to SlurmUser.
 EXPORT_OPTIONS = "rw,sync,no_subtree_check,root_squash"
+STATE_EXPORT_OPTIONS = "rw,sync,no_subtree_check,no_root_squash"
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 _PATH = re.compile(r"^/[A-Za-z0-9._/-]*$")
 _OPTION = re.compile(r"^[A-Za-z0-9_.=:/+-]+$")
+_GROUP = re.compile(r"^[A-Za-z0-9_]+$")
+DEFAULT_CLIENTS = ("slurm_login", "slurm_compute")
 _SYSTEM = ("/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/boot", "/proc", "/sys", "/dev", "/run", "/tmp")
 
 
@@ -81,9 +87,13 @@ def findings(settings):
     names, paths = set(), set()
     for index, item in enumerate(exports):
         where = "shared_fs_exports[%d]" % index
-        if not isinstance(item, dict) or set(item) - {"name", "path", "source", "options"}:
-            found.append(_error("shared_fs", where, item, "is not a mapping of name, path and optionally source and options", "e.g. {name: home, path: /home}"))
+        if not isinstance(item, dict) or set(item) - {"name", "path", "source", "options", "clients"}:
+            problem = "is not a mapping of name, path and optionally source, options and clients"
+            found.append(_error("shared_fs", where, item, problem, "e.g. {name: home, path: /home}"))
             continue
+        clients = item.get("clients", list(DEFAULT_CLIENTS))
+        if not isinstance(clients, list) or not clients or not all(isinstance(group, str) and _GROUP.match(group) for group in clients):
+            found.append(_error("shared_fs", where + ".clients", clients, "is not a list of inventory group names", "e.g. [slurmctld]"))
         name, path = item.get("name"), item.get("path")
         if not isinstance(name, str) or not _NAME.match(name):
             found.append(_error("shared_fs", where + ".name", name, "is not a name (lowercase letter, then lowercase letters, digits, - or _)", "e.g. home"))
@@ -126,8 +136,8 @@ def source(settings, item):
     return "%s:%s" % (server(settings), item.get("source") or "%s/%s" % (settings["root"], item["name"]))
 
 
-def mounts(settings):
-    """[{name, path, src, fstype, opts}] for the clients, in the order given."""
+def mounts(settings, groups=None):
+    """[{name, path, src, fstype, opts}] for the clients, in the order given; ``groups``: only what a host of these groups mounts."""
     if settings.get("type", "none") == "none":
         return []
     base = settings.get("options") or MOUNT_OPTIONS[settings["type"]]
@@ -143,10 +153,28 @@ def mounts(settings):
             "opts": base + ("," + item["options"] if item.get("options") else ""),
         }
         for item in settings["exports"]
+        if groups is None or set(groups) & set(item.get("clients", DEFAULT_CLIENTS))
     ]
 
 
+def covers(exports, kind, path, group):
+    """The name of the export that hosts of ``group`` mount at or above ``path`` (shared by construction), or ''."""
+    if kind == "none" or not isinstance(exports, list) or not isinstance(path, str):
+        return ""
+    for item in exports:
+        mounted = isinstance(item, dict) and group in (item.get("clients") or DEFAULT_CLIENTS) and isinstance(item.get("path"), str)
+        if mounted and (path == item["path"] or path.startswith(item["path"].rstrip("/") + "/")):
+            return item.get("name") or ""
+    return ""
+
+
 def exports_lines(settings):
-    """/etc/exports lines for an nfs server of group shared_fs: each export to each client network."""
-    clients = " ".join("%s(%s)" % (network, EXPORT_OPTIONS) for network in settings.get("nfs_clients") or [])
-    return ["%s/%s %s" % (settings["root"], item["name"], clients) for item in settings["exports"] if "source" not in item]
+    """/etc/exports lines for an nfs server of group shared_fs: each export to each client network
+    (root squashed, but for an export the controllers mount: their StateSaveLocation)."""
+    lines = []
+    for item in settings["exports"]:
+        if "source" in item:
+            continue
+        options = STATE_EXPORT_OPTIONS if "slurmctld" in item.get("clients", DEFAULT_CLIENTS) else EXPORT_OPTIONS
+        lines.append("%s/%s %s" % (settings["root"], item["name"], " ".join("%s(%s)" % (network, options) for network in settings.get("nfs_clients") or [])))
+    return lines

@@ -85,3 +85,36 @@ def test_the_firewall_opens_the_servers_ports_for_the_type_in_use():
     assert opened("nfs") == ["nfs"]
     assert opened("none") == []
     assert [opened[0] for opened in firewall.plan(["slurm_compute"], {"shared_fs_type": "nfs"})] == ["slurmd", "srun", "node_exporter"]
+
+
+def test_each_export_mounts_only_on_its_client_groups():
+    exports = [{"name": "home", "path": "/home"}, {"name": "slurm-state", "path": "/srv/slurm-state", "clients": ["slurmctld"]}]
+    gluster = settings(type="glusterfs", exports=exports)
+    assert [m["path"] for m in shared_fs.mounts(gluster, ["slurm_compute", "gpu_h200"])] == ["/home"]
+    assert [m["path"] for m in shared_fs.mounts(gluster, ["slurmctld"])] == ["/srv/slurm-state"]
+    assert shared_fs.mounts(gluster, ["slurmdbd", "shared_fs"]) == []
+    # The controllers' state is exported without root squashing: root makes its directory for SlurmUser.
+    assert shared_fs.exports_lines(settings(exports=exports)) == [
+        "/srv/shared/home 10.0.0.0/16(rw,sync,no_subtree_check,root_squash)",
+        "/srv/shared/slurm-state 10.0.0.0/16(rw,sync,no_subtree_check,no_root_squash)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "group", "name"),
+    [
+        ("glusterfs", "/srv/slurm-state/slurmctld", "slurmctld", "slurm-state"),
+        ("glusterfs", "/srv/slurm-state", "slurmctld", "slurm-state"),
+        ("glusterfs", "/srv/slurm-statefile", "slurmctld", ""),
+        ("glusterfs", "/home/slurm", "slurmctld", ""),
+        ("none", "/srv/slurm-state/slurmctld", "slurmctld", ""),
+    ],
+)
+def test_the_export_over_state_save_location_is_found_for_the_controllers(kind, path, group, name):
+    exports = [{"name": "home", "path": "/home"}, {"name": "slurm-state", "path": "/srv/slurm-state", "clients": ["slurmctld"]}]
+    assert shared_fs.covers(exports, kind, path, group) == name
+
+
+def test_clients_must_be_group_names():
+    found = shared_fs.findings(settings(exports=[{"name": "a", "path": "/a", "clients": "slurmctld"}]))
+    assert [f["variable"] for f in found] == ["shared_fs_exports[0].clients"]
