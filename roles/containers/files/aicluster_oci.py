@@ -16,6 +16,10 @@ aicluster-oci run BUNDLE RUNTIME...   (oci.conf's RunTimeRun, as the job's user)
     libraries and tools (under /usr/local/nvidia, as CUDA images expect) to
     the bundle Slurm generated for the task, then runs RUNTIME. The step's
     device cgroup still decides which devices open.
+
+aicluster-oci query RUNTIME...   (oci.conf's RunTimeQuery)
+    The runtime's state of the container, or a stopped state for one it
+    already deleted when its run ended.
 """
 
 import glob
@@ -216,9 +220,29 @@ def run(bundle, runtime):
     os.execvp(runtime[0], runtime)
 
 
+def query(runtime):
+    """oci.conf's RunTimeQuery: the runtime's state of the container, or "stopped" for one it no longer has.
+
+    crun deletes a container when RunTimeRun's run ends, and slurmstepd asks for its state afterwards: crun's
+    error would land in the job's output.
+    """
+    result = subprocess.run(runtime, capture_output=True, text=True, check=False)
+    if result.returncode == 0:
+        sys.stdout.write(result.stdout)
+        return 0
+    if "No such file or directory" in result.stderr or "does not exist" in result.stderr:
+        json.dump({"ociVersion": "1.0.0", "id": runtime[-1], "status": "stopped", "pid": 0, "bundle": ""}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    sys.stderr.write(result.stderr)
+    return result.returncode
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "run":
         return run(argv[1], argv[2:])
+    if len(argv) >= 2 and argv[0] == "query":
+        return query(argv[1:])
     if len(argv) >= 3 and argv[0] == "bundle":
         mounts, rest = [], argv[1:]
         positional = []

@@ -155,3 +155,24 @@ def test_unreadable_gpu_lists_stop_the_step(tmp_path):
     result = _cli("run", bundle, "true")
     assert result.returncode == 1
     assert "cannot read the GPU indices" in result.stderr
+
+
+def test_query_passes_the_runtimes_state_through():
+    result = _cli("query", "sh", "-c", 'echo \'{"status": "running"}\'', "node1.alice.12.0.0")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"status": "running"}
+
+
+def test_query_answers_stopped_for_a_container_the_runtime_already_deleted():
+    """crun deletes the container when its run ends; slurmstepd asks afterwards and would print crun's error."""
+    missing = "echo \"error opening file '/run/aicluster/oci/2701/$0/status': No such file or directory\" >&2; exit 1"
+    result = _cli("query", "sh", "-c", missing, "node1.alice.12.0.0")
+    assert result.returncode == 0
+    assert result.stderr == ""
+    assert json.loads(result.stdout) == {"ociVersion": "1.0.0", "id": "node1.alice.12.0.0", "status": "stopped", "pid": 0, "bundle": ""}
+
+
+def test_query_reports_other_runtime_failures():
+    result = _cli("query", "sh", "-c", "echo 'permission denied' >&2; exit 3", "node1.alice.12.0.0")
+    assert result.returncode == 3
+    assert "permission denied" in result.stderr
