@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shared filesystem (plugins/module_utils/shared_fs.py): ``shared_fs_findings`` (the shared_fs_* variables'
 problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts), ``shared_fs_exports`` (an nfs
-server's /etc/exports lines) and ``shared_fs_covers`` (the export a group mounts over a path)."""
+server's /etc/exports lines), ``shared_fs_covers`` (the export a group mounts over a path) and
+``shared_fs_gluster_create`` (the gluster volume create arguments of one export)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -18,4 +19,5 @@ class FilterModule:
             "shared_fs_mounts": shared_fs.mounts,
             "shared_fs_exports": shared_fs.exports_lines,
             "shared_fs_covers": shared_fs.covers,
+            "shared_fs_gluster_create": shared_fs.gluster_create,
         }

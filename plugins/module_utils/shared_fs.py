@@ -22,7 +22,8 @@ __metaclass__ = type
 import ipaddress
 import re
 
-from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+# Findings in the schema's shape: ``variable=value problem; fix`` (a line break in the value shows as \\n).
+from ansible_collections.aicluster.slurm.plugins.module_utils.slurm_schema import finding as _error
 
 TYPES = ("none", "glusterfs", "nfs")
 MOUNT_OPTIONS = {
@@ -41,10 +42,6 @@ _OPTION = re.compile(r"^[A-Za-z0-9_.=:/+-]+$")
 _GROUP = re.compile(r"^[A-Za-z0-9_]+$")
 DEFAULT_CLIENTS = ("slurm_login", "slurm_compute")
 _SYSTEM = ("/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/boot", "/proc", "/sys", "/dev", "/run", "/tmp")
-
-
-def _error(check, variable, value, problem, fix):
-    return finding(check, "%s=%s %s; %s" % (variable, value, problem, fix), variable, value, fix)
 
 
 def _path_problem(path):
@@ -166,6 +163,14 @@ def covers(exports, kind, path, group):
         if mounted and (path == item["path"] or path.startswith(item["path"].rstrip("/") + "/")):
             return item.get("name") or ""
     return ""
+
+
+def gluster_create(settings, name):
+    """``gluster volume create`` arguments for one export: a brick per server under root, a replica on each when several;
+    force, as the bricks may sit on the root filesystem."""
+    servers = settings.get("servers") or []
+    replica = ["replica", str(len(servers))] if len(servers) > 1 else []
+    return ["volume", "create", name] + replica + ["%s:%s/%s" % (server, settings["root"], name) for server in servers] + ["force"]
 
 
 def exports_lines(settings):

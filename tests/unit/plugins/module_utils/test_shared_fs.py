@@ -118,3 +118,23 @@ def test_the_export_over_state_save_location_is_found_for_the_controllers(kind, 
 def test_clients_must_be_group_names():
     found = shared_fs.findings(settings(exports=[{"name": "a", "path": "/a", "clients": "slurmctld"}]))
     assert [f["variable"] for f in found] == ["shared_fs_exports[0].clients"]
+
+
+def test_gluster_volumes_have_a_brick_per_server_and_a_replica_on_each():
+    assert shared_fs.gluster_create(settings(servers=["fs01"]), "home") == ["volume", "create", "home", "fs01:/srv/shared/home", "force"]
+    assert shared_fs.gluster_create(settings(servers=["fs01", "fs02", "fs03"]), "home") == [
+        "volume",
+        "create",
+        "home",
+        "replica",
+        "3",
+        "fs01:/srv/shared/home",
+        "fs02:/srv/shared/home",
+        "fs03:/srv/shared/home",
+        "force",
+    ]
+
+
+def test_a_line_break_in_a_value_is_shown_escaped():
+    found = shared_fs.findings(settings(exports=[{"name": "home", "path": "/home\nx"}]))
+    assert "\n" not in found[0]["message"]
