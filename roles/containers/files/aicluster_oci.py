@@ -15,7 +15,9 @@ aicluster-oci run BUNDLE RUNTIME...   (oci.conf's RunTimeRun, as the job's user)
     step's environment), the driver's control devices and its user-space
     libraries and tools (under /usr/local/nvidia, as CUDA images expect) to
     the bundle Slurm generated for the task, then runs RUNTIME. The step's
-    device cgroup still decides which devices open.
+    device cgroup still decides which devices open. A container of the same
+    name left by a killed run is deleted first: a requeued job's steps get
+    the same names again.
 
 aicluster-oci query RUNTIME...   (oci.conf's RunTimeQuery)
     The runtime's state of the container, or a stopped state for one it
@@ -209,6 +211,13 @@ def add_gpus(config, root="/"):
     return gpus
 
 
+def stale_delete(runtime):
+    """RUNTIME's delete command for its run's container (RUNTIME... run [options] NAME), or None."""
+    if "run" not in runtime[1:-1]:
+        return None
+    return runtime[: runtime.index("run", 1)] + ["delete", "--force", runtime[-1]]
+
+
 def run(bundle, runtime):
     path = os.path.join(bundle, "config.json")
     with open(path) as handle:
@@ -217,6 +226,10 @@ def run(bundle, runtime):
     with open(path + ".new", "w") as handle:
         json.dump(config, handle)
     os.replace(path + ".new", path)
+    delete = stale_delete(runtime)
+    if delete:
+        # Nothing to delete is the usual case: the runtime's complaint is not the job's business.
+        subprocess.run(delete, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     os.execvp(runtime[0], runtime)
 
 

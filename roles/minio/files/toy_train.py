@@ -7,6 +7,10 @@ written last), and on SIGUSR1 or SIGTERM save once more and exit. Its
 "weights" are a byte string that every step changes, with their sha256 in
 state.json, so a restored checkpoint can be checked.
 
+--data FILE stands for the training data: its sha256 seeds the starting
+weights, so where the run ends depends on what it read (rank 0 reads it; a
+resumed run takes its weights from the checkpoint).
+
 Several nodes (the job script starts one copy per node with srun, as it
 would start torchrun): rank 0 (RANK, else SLURM_PROCID) listens on
 MASTER_PORT, the other WORLD_SIZE - 1 ranks (else SLURM_NTASKS) connect to
@@ -35,6 +39,15 @@ STOP = []
 
 def _stop(signum, _frame):
     STOP.append(signum)
+
+
+def _initial(size, data):
+    """Step 0's weights: zeros, or seeded by the data file's sha256."""
+    if not data:
+        return b"\0" * size
+    with open(data, "rb") as data_file:
+        block = hashlib.sha256(data_file.read()).digest()
+    return block * (size // len(block))
 
 
 def _update(weights, step):
@@ -179,6 +192,7 @@ def main():
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--step-seconds", type=float, default=0.1)
     parser.add_argument("--size-kib", type=int, default=1024)
+    parser.add_argument("--data", default="", help="a file whose sha256 seeds the starting weights")
     args = parser.parse_args()
     signal.signal(signal.SIGUSR1, _stop)
     signal.signal(signal.SIGTERM, _stop)
@@ -190,8 +204,8 @@ def main():
         step, weights = _resume(args.resume)
         print("toy_train: resumed from %s at step %d" % (os.path.basename(args.resume.rstrip("/")), step), flush=True)
     else:
-        step, weights = 0, b"\0" * (args.size_kib * 1024)
-        print("toy_train: starting from step 0", flush=True)
+        step, weights = 0, _initial(args.size_kib * 1024, args.data)
+        print("toy_train: starting from step 0%s" % (" with data %s" % args.data if args.data else ""), flush=True)
     workers = _gather(world, step, weights)
     while step < args.steps and not STOP:
         _say(workers, GO, step)

@@ -148,6 +148,23 @@ def test_run_rewrites_the_generated_bundle_and_executes_the_runtime(tmp_path):
     assert json.loads((bundle / "config.json").read_text()) == {"process": {"env": ["A=1"]}, "mounts": []}
 
 
+def test_run_deletes_a_container_of_the_same_name_left_by_a_killed_run_first(tmp_path):
+    """A requeued job's steps get the same container names; crun refuses a name whose state a killed run left."""
+    bundle = tmp_path / "task-0"
+    bundle.mkdir()
+    (bundle / "config.json").write_text(json.dumps({"process": {"env": []}}))
+    runtime = tmp_path / "crun"
+    runtime.write_text('#!/bin/sh\necho "$*" >> %s/calls\n' % tmp_path)
+    runtime.chmod(0o755)
+    result = _cli("run", bundle, runtime, "--rootless=true", "--root=/run/x", "run", "--bundle", bundle, "node1.alice.12.0.0")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "calls").read_text().splitlines() == [
+        "--rootless=true --root=/run/x delete --force node1.alice.12.0.0",
+        "--rootless=true --root=/run/x run --bundle %s node1.alice.12.0.0" % bundle,
+    ]
+    assert oci.stale_delete(["crun", "state", "x"]) is None
+
+
 def test_unreadable_gpu_lists_stop_the_step(tmp_path):
     bundle = tmp_path / "task-0"
     bundle.mkdir()

@@ -53,3 +53,17 @@ def test_usr1_saves_and_stops(tmp_path):
     assert stopped, output
     name = stopped[0].split("saved ")[1].split(" ")[0]
     assert (tmp_path / name / "COMPLETE").exists()
+
+
+def test_the_data_seeds_the_weights_and_a_resume_keeps_them(tmp_path):
+    (tmp_path / "a.bin").write_bytes(b"one dataset")
+    (tmp_path / "b.bin").write_bytes(b"another dataset")
+    plain = _train(tmp_path / "plain", "--steps", "20", "--save-every", "10")
+    with_a = _train(tmp_path / "a", "--steps", "20", "--save-every", "10", "--data", str(tmp_path / "a.bin"))
+    with_b = _train(tmp_path / "b", "--steps", "20", "--save-every", "10", "--data", str(tmp_path / "b.bin"))
+    assert "starting from step 0 with data %s" % (tmp_path / "a.bin") in with_a
+    assert len({_final_sha(plain), _final_sha(with_a), _final_sha(with_b)}) == 3
+    # A resumed run takes its weights from the checkpoint: it ends where the uninterrupted run on that data does.
+    _train(tmp_path / "part", "--steps", "10", "--save-every", "10", "--data", str(tmp_path / "a.bin"))
+    resumed = _train(tmp_path / "part", "--steps", "20", "--save-every", "10", "--resume", str(tmp_path / "part" / "step-00000010"))
+    assert _final_sha(resumed) == _final_sha(with_a)

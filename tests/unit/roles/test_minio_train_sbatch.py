@@ -66,7 +66,8 @@ esac
 
 SRUN = r"""#!/bin/bash
 # srun stand-in: the command once per task, all here (SLURM_PROCID 0..n-1); as
-# srun does, a SIGTERM it receives becomes a SIGKILL of its tasks.
+# srun does, a SIGTERM it receives becomes a SIGKILL of its tasks, and USR1 is
+# passed on (--container is only recorded).
 echo "srun $*" >> "$FAKE_JOB.calls"
 n=1
 while [ "${1#--}" != "$1" ]; do
@@ -79,6 +80,7 @@ for i in $(seq 0 $((n - 1))); do
   pids+=($!)
 done
 trap 'kill -KILL "${pids[@]}" 2>/dev/null' TERM
+trap 'kill -USR1 "${pids[@]}" 2>/dev/null' USR1
 rc=0
 for pid in "${pids[@]}"; do
   while kill -0 "$pid" 2>/dev/null; do
@@ -119,7 +121,7 @@ def job(tmp_path):
     (tmp_path / "s3").mkdir()
     (tmp_path / "node").mkdir()
 
-    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None, account=None, nodes=1):
+    def run(steps, job_id=7, wait=True, comment_file="job", endpoints=None, account=None, nodes=1, container=None):
         env = {
             "SLURM_JOB_NUM_NODES": str(nodes),
             "MASTER_PORT": str(free_port()),
@@ -135,6 +137,8 @@ def job(tmp_path):
         }
         if account:
             env["SLURM_JOB_ACCOUNT"] = account
+        if container:
+            env["TRAIN_CONTAINER"] = container
         if endpoints is not None:
             (tmp_path / "endpoints").write_text("# the endpoints, in order\n" + "".join(url + "\n" for url in endpoints))
             env["CHECKPOINT_ENDPOINTS"] = str(tmp_path / "endpoints")
@@ -338,3 +342,31 @@ def test_two_nodes_sigterm_saves_the_last_step_every_rank_finished(job):
     [run] = runs(job.tmp)
     assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
     assert process.returncode == 0, output
+
+
+def test_in_a_container_every_rank_is_a_container_step_and_sigterm_saves_through_usr1(job):
+    """TRAIN_CONTAINER: node rank 0 is a step in its own session; the job script's SIGTERM becomes USR1 to its srun."""
+    process = job(100000, nodes=2, wait=False, container="/home/alice/bundle")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list((job.tmp / "s3").glob("*/latest")):
+        time.sleep(0.2)
+    # Slurm signals the job script (scancel or a requeue); rank 0's srun is in a session of its own here.
+    process.send_signal(signal.SIGTERM)
+    try:
+        output = process.communicate(timeout=120)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("the job did not end within 120 s of SIGTERM: %s" % process.communicate()[0])
+    saved = [line for line in output.splitlines() if "signal 10, saved" in line]
+    assert saved, output
+    name = saved[0].split("saved ")[1].split(" ")[0]
+    assert "every checkpoint is in" in output
+    [run] = runs(job.tmp)
+    assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
+    assert process.returncode == 0, output
+    steps = [line for line in (job.tmp / "job.calls").read_text().splitlines() if line.startswith("srun")]
+    assert len(steps) == 2, steps
+    assert all("--container=/home/alice/bundle" in line for line in steps), steps
+    # Rank 0 on this node, the other rank on the rest.
+    assert len([line for line in steps if "--nodelist=" in line]) == 1, steps
+    assert len([line for line in steps if "--exclude=" in line]) == 1, steps
