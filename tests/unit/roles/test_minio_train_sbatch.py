@@ -228,11 +228,31 @@ def test_an_upload_that_does_not_match_is_never_deleted_locally(job):
     assert not (job.tmp / "s3" / run / "latest").exists()
 
 
-def test_sigterm_saves_and_uploads_before_exit(job):
-    process = job(100000, wait=False)
+def _wait_for_an_upload(job):
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not list((job.tmp / "s3").glob("*/latest")):
         time.sleep(0.2)
+
+
+def _ends_with_its_save_in_the_bucket(job, process, saved_line):
+    """The signalled job ends (0), and the checkpoint its trainer saved on the way out is the run's latest in the bucket."""
+    try:
+        output = process.communicate(timeout=120)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("the job did not end within 120 s of SIGTERM: %s" % process.communicate()[0])
+    saved = [line for line in output.splitlines() if saved_line in line]
+    assert saved, output
+    name = saved[0].split("saved ")[1].split(" ")[0]
+    assert "every checkpoint is in" in output
+    [run] = runs(job.tmp)
+    assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
+    assert process.returncode == 0, output
+
+
+def test_sigterm_saves_and_uploads_before_exit(job):
+    process = job(100000, wait=False)
+    _wait_for_an_upload(job)
     process.send_signal(signal.SIGTERM)
     output = process.communicate(timeout=60)[0]
     assert "terminated: save and upload before Slurm kills the job" in output
@@ -323,47 +343,21 @@ def test_two_nodes_resume_from_minio_and_the_other_rank_gets_the_state(job):
 def test_two_nodes_sigterm_saves_the_last_step_every_rank_finished(job):
     """Slurm's SIGTERM reaches srun too, which kills the other rank: rank 0 saves the last whole step and uploads it."""
     process = job(100000, nodes=2, wait=False)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not list((job.tmp / "s3").glob("*/latest")):
-        time.sleep(0.2)
+    _wait_for_an_upload(job)
     # As Slurm does: the batch shell and every process of the job get SIGTERM.
     for pid in subprocess.run(["pgrep", "-s", str(os.getsid(process.pid))], capture_output=True, text=True, check=False).stdout.split():
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(pid), signal.SIGTERM)
-    try:
-        output = process.communicate(timeout=120)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail("the job did not end within 120 s of SIGTERM: %s" % process.communicate()[0])
-    saved = [line for line in output.splitlines() if "and stopped" in line]
-    assert saved, output
-    name = saved[0].split("saved ")[1].split(" ")[0]
-    assert "every checkpoint is in" in output
-    [run] = runs(job.tmp)
-    assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
-    assert process.returncode == 0, output
+    _ends_with_its_save_in_the_bucket(job, process, "and stopped")
 
 
 def test_in_a_container_every_rank_is_a_container_step_and_sigterm_saves_through_usr1(job):
     """TRAIN_CONTAINER: node rank 0 is a step in its own session; the job script's SIGTERM becomes USR1 to its srun."""
     process = job(100000, nodes=2, wait=False, container="/home/alice/bundle")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not list((job.tmp / "s3").glob("*/latest")):
-        time.sleep(0.2)
+    _wait_for_an_upload(job)
     # Slurm signals the job script (scancel or a requeue); rank 0's srun is in a session of its own here.
     process.send_signal(signal.SIGTERM)
-    try:
-        output = process.communicate(timeout=120)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail("the job did not end within 120 s of SIGTERM: %s" % process.communicate()[0])
-    saved = [line for line in output.splitlines() if "signal 10, saved" in line]
-    assert saved, output
-    name = saved[0].split("saved ")[1].split(" ")[0]
-    assert "every checkpoint is in" in output
-    [run] = runs(job.tmp)
-    assert (job.tmp / "s3" / run / "latest").read_text().strip() == name
-    assert process.returncode == 0, output
+    _ends_with_its_save_in_the_bucket(job, process, "signal 10, saved")
     steps = [line for line in (job.tmp / "job.calls").read_text().splitlines() if line.startswith("srun")]
     assert len(steps) == 2, steps
     assert all("--container=/home/alice/bundle" in line for line in steps), steps
