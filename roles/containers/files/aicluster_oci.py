@@ -9,6 +9,10 @@ aicluster-oci bundle SOURCE BUNDLE [--mount SRC[:DST[:ro]]]...
     rootless crun, HPC style: only a user and a mount namespace, so the
     job keeps the node's network, process and IPC namespaces (torchrun,
     NCCL and MPI across the tasks of a step, /dev/shm shared between them).
+    Makes the mount points in the root filesystem now, Slurm's spool mount
+    (oci.conf MountSpoolDir, from AICLUSTER_OCI_SPOOL_MOUNT) among them: a
+    root on shared storage that the runtimes of several nodes change at
+    once fails (crun: "creating /var/run/slurm/: openat2 var").
 
 aicluster-oci run BUNDLE RUNTIME...   (oci.conf's RunTimeRun, as the job's user)
     Adds the step's NVIDIA GPUs (SLURM_STEP_GPUS or SLURM_JOB_GPUS in the
@@ -109,6 +113,46 @@ def bundle_config(rootfs, mounts=()):
     }
 
 
+def inside(rootfs, path):
+    """PATH in the container -> its place under ROOTFS, following the root's own symlinks inside it (/var/run -> /run)."""
+    current, parts, hops = rootfs, [p for p in path.split("/") if p not in ("", ".")], 0
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            current = current if current == rootfs else os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, part)
+        if os.path.islink(candidate):
+            hops += 1
+            if hops > 40:
+                raise OciError("%s in %s: too many symbolic links" % (path, rootfs))
+            target = os.readlink(candidate)
+            current = rootfs if target.startswith("/") else current
+            parts = [p for p in target.split("/") if p not in ("", ".")] + parts
+            continue
+        current = candidate
+    return current
+
+
+def make_mount_points(rootfs, mounts):
+    """Each mount's destination in ROOTFS (a directory, or an empty file for a file's bind) unless it lies under another mount."""
+    destinations = [m["destination"].rstrip("/") or "/" for m in mounts]
+    for mount, destination in zip(mounts, destinations, strict=True):
+        if any(destination.startswith(other + "/") for other in destinations if other not in ("/", destination)):
+            continue
+        place = inside(rootfs, destination)
+        if os.path.lexists(place):
+            continue
+        try:
+            if mount.get("type") == "bind" and os.path.isfile(mount.get("source", "")):
+                os.makedirs(os.path.dirname(place), exist_ok=True)
+                open(place, "a").close()
+            else:
+                os.makedirs(place)
+        except OSError as error:
+            raise OciError("cannot make the mount point %s in %s (%s): make it in the root filesystem" % (destination, rootfs, error.strerror)) from error
+
+
 def unpack(source, rootfs):
     """A tar archive into rootfs as the calling user: device nodes are skipped (the runtime makes /dev)."""
     os.makedirs(rootfs)
@@ -122,7 +166,7 @@ def unpack(source, rootfs):
         raise OciError("tar could not unpack %s: %s" % (source, result.stderr.strip()))
 
 
-def make_bundle(source, bundle, mounts=()):
+def make_bundle(source, bundle, mounts=(), spool_mount=""):
     source = os.path.abspath(source)
     bundle = os.path.abspath(bundle)
     if os.path.exists(os.path.join(bundle, "config.json")):
@@ -136,9 +180,13 @@ def make_bundle(source, bundle, mounts=()):
         raise OciError("%s is neither a directory nor a tar archive (%s)" % (source, ", ".join(TAR_TYPES)))
     if not os.path.isfile(os.path.join(rootfs, "bin", "sh")) and not os.path.islink(os.path.join(rootfs, "bin")):
         raise OciError("%s has no /bin/sh: not a root filesystem" % source)
+    config = bundle_config(rootfs, mounts)
+    # Slurm binds the step's spool directory there; a pattern (%j...) differs per step and is left to the runtime.
+    spool = [{"destination": spool_mount}] if spool_mount.startswith("/") and "%" not in spool_mount else []
+    make_mount_points(rootfs, config["mounts"] + spool)
     os.makedirs(bundle, exist_ok=True)
     with open(os.path.join(bundle, "config.json"), "w") as handle:
-        json.dump(bundle_config(rootfs, mounts), handle, indent=2)
+        json.dump(config, handle, indent=2)
         handle.write("\n")
     return rootfs
 
@@ -266,7 +314,7 @@ def main(argv):
             else:
                 positional.append(rest.pop(0))
         if len(positional) == 2:
-            rootfs = make_bundle(positional[0], positional[1], mounts)
+            rootfs = make_bundle(positional[0], positional[1], mounts, os.environ.get("AICLUSTER_OCI_SPOOL_MOUNT", ""))
             print("%s: bundle over %s; run it with srun --container=%s" % (os.path.abspath(positional[1]), rootfs, os.path.abspath(positional[1])))
             return 0
     sys.stderr.write(__doc__.split("\n\n", 1)[1])

@@ -63,6 +63,66 @@ def test_bundle_from_an_archive_unpacks_it_without_devices(tmp_path):
     assert json.loads((tmp_path / "bundle" / "config.json").read_text())["root"]["path"] == str(unpacked)
 
 
+def test_bundle_makes_the_mount_points_ahead_of_the_steps(tmp_path):
+    # A root on shared storage that the runtimes of two nodes change at once fails (crun: openat2 var), so none is
+    # left to them: the spool mount through the root's own absolute symlink (/var/run -> /run, as Debian has it), the
+    # bundle's binds (a file for a file), nothing under another mount (/dev/pts: the runtime's tmpfs) or outside.
+    rootfs = _rootfs(tmp_path / "rootfs")
+    (rootfs / "var").mkdir()
+    (rootfs / "var" / "run").symlink_to("/run")
+    env = dict(os.environ, AICLUSTER_OCI_SPOOL_MOUNT="/var/run/slurm")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "bundle", rootfs, tmp_path / "bundle", "--mount", "/usr:/usr:ro", "--mount", "/srv:/data/sets"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (rootfs / "run" / "slurm").is_dir()
+    assert os.path.islink(rootfs / "var" / "run")
+    assert (rootfs / "data" / "sets").is_dir()
+    assert (rootfs / "etc" / "hosts").is_file()
+    assert (rootfs / "proc").is_dir()
+    assert (rootfs / "dev").is_dir()
+    assert not (rootfs / "dev" / "pts").exists()
+    assert not (rootfs / "dev" / "shm").exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "place"),
+    [("/var/run/slurm", "run/slurm"), ("/lib/x", "usr/lib/x"), ("/../../etc", "etc"), ("/usr/../opt", "opt"), ("/up/x", "x")],
+)
+def test_paths_in_the_container_stay_in_its_root(tmp_path, path, place):
+    rootfs = tmp_path / "rootfs"
+    (rootfs / "var").mkdir(parents=True)
+    (rootfs / "var" / "run").symlink_to("/run")
+    (rootfs / "lib").symlink_to("usr/lib")
+    (rootfs / "up").symlink_to("../../..")
+    assert oci.inside(str(rootfs), path) == str(rootfs / place)
+
+
+def test_a_symlink_loop_in_the_root_is_refused(tmp_path):
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    with pytest.raises(oci.OciError, match="too many symbolic links"):
+        oci.inside(str(tmp_path), "/a/x")
+
+
+def test_a_spool_mount_pattern_is_left_to_the_runtime(tmp_path):
+    rootfs = _rootfs(tmp_path / "rootfs")
+    oci.make_bundle(str(rootfs), str(tmp_path / "bundle"), spool_mount="/var/spool/oci-job%j")
+    assert not (rootfs / "var" / "spool").exists()
+
+
+def test_a_mount_point_the_bundle_cannot_make_is_named(tmp_path):
+    rootfs = _rootfs(tmp_path / "rootfs")
+    (rootfs / "etc").write_text("not a directory\n")
+    with pytest.raises(oci.OciError, match="mount point /etc/hosts in %s" % rootfs):
+        oci.make_bundle(str(rootfs), str(tmp_path / "bundle"))
+    assert not (tmp_path / "bundle" / "config.json").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
