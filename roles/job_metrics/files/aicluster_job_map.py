@@ -328,7 +328,7 @@ def sample(state_dir, textfile, smi):
         for job in os.listdir(os.path.join(state_dir, "usage")):
             if job.isdigit() and job not in jobs:
                 os.unlink(_usage_path(state_dir, job))
-        _write(os.path.join(state_dir, "usage", ".success"), "%d\n" % success)
+        _write(os.path.join(state_dir, "usage", ".success"), "%d\n" % int(success))
         _write(textfile, render_usage(state_dir))
     return success
 

@@ -178,7 +178,10 @@ def test_jobs_sharing_a_gpu_get_their_own_processes_memory(tmp_path):
     ):
         (proc / str(pid)).mkdir(parents=True)
         (proc / str(pid) / "cgroup").write_text(cgroup)
-    job_of = lambda pid: oci_job_of(pid, proc)  # noqa: E731
+
+    def job_of(pid):
+        return oci_job_of(pid, proc)
+
     gpus = JOB_MAP.parse_gpus(GPUS)
     apps = JOB_MAP.parse_apps("GPU-b, 100, 1200\nGPU-b, 200, 300\nGPU-b, 300, 99\nGPU-c, 100, 50\nGPU-b, 999, [N/A]\n")
     usage = JOB_MAP.job_usage({"1": ["7", "8"], "2": ["7"]}, gpus, apps, job_of)
