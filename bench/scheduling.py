@@ -16,15 +16,23 @@ training jobs within the trace (the large inventory protects a job for 4 h).
 The trace (seeded, so both runs get the same one): training jobs of 1-64
 nodes in llm-pretrain and short 1-4-node fine-tunes in llm-finetune, whose
 PriorityTier preempts (REQUEUE) training work; jobs are ``sleep``s, so the
-figures are about placement and scheduling, not compute.
+figures are about placement and scheduling, not compute. Its size follows
+the cluster: jobs are drawn until they offer ``--load`` times the GPU-seconds
+the cluster has over the submission window (``--jobs`` fixes a count
+instead). Each seed of ``--seeds`` is one trace, run with both
+configurations; the summary gives each figure's median and range over them.
 
 For each run: topology locality (leaf switches used ÷ the fewest that could
 hold the job, ``ceil(nodes / leaf size)``, per multi-node job), GPU
 utilisation over the makespan (allocated GPU-seconds of every run of every
 job, preempted runs included, ÷ GPUs × makespan), scheduler cycle times and
 jobs started per second (``sdiag``), submit-to-start latency p50/p99
-(``sacct``). Prints a table and writes JSON. Bounded: a run stops waiting
-after ``--timeout`` seconds, cancels what is left and says so.
+(``sacct``), and fragmentation: sampled every few seconds while the trace
+runs, the GPUs idle while a job that would fit in them waits for resources
+(its reason Resources or Priority), as a share of the cluster's GPUs
+(mean over the samples), and the share of samples with any. Prints a table
+and writes JSON. Bounded: a run stops waiting after ``--timeout`` seconds,
+cancels what is left and says so.
 """
 
 import argparse
@@ -32,8 +40,10 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime
 
@@ -67,6 +77,20 @@ def trace(seed, jobs, window, max_nodes):
         else:
             result.append({"at": at, "partition": "llm-pretrain", "account": "llm-pretrain", "nodes": rng.choice(sizes), "seconds": rng.randint(30, 120)})
     return sorted(result, key=lambda job: job["at"])
+
+
+def gpu_seconds(jobs):
+    """The GPU-seconds a trace offers."""
+    return sum(job["nodes"] * GPUS_PER_NODE * job["seconds"] for job in jobs)
+
+
+def load_trace(seed, load, window, nodes):
+    """A trace offering ``load`` times the cluster's GPU-seconds over ``window`` (the job count follows the cluster)."""
+    capacity = load * nodes * GPUS_PER_NODE * window
+    count = 1
+    while gpu_seconds(trace(seed, count, window, nodes // 2)) < capacity:
+        count += 1
+    return trace(seed, count, window, nodes // 2)
 
 
 def flat(text):
@@ -127,6 +151,62 @@ def replay(controller, jobs, timeout):
         time.sleep(3)
     sh(controller, "scancel %s" % " ".join(ids), check=False)
     return ids, True
+
+
+# A job pending for these reasons waits for nodes; the others wait by policy (limits, dependencies, holds).
+WAITING_FOR_NODES = ("Resources", "Priority")
+
+
+def stranded(sinfo_text, squeue_text):
+    """(idle GPUs, GPUs idle while a job that would fit in them waits for nodes) from one sample.
+
+    ``sinfo -h -o '%T|%D'`` and ``squeue -h -t PD -o '%D|%r'``. Whole-node jobs (the H200 partitions are
+    OverSubscribe=EXCLUSIVE): a node's GPUs are idle when the node is.
+    """
+    idle = 0
+    for line in sinfo_text.splitlines():
+        state, _sep, count = line.partition("|")
+        if state.strip().rstrip("*~#!%$@^-").lower() == "idle" and count.strip().isdigit():
+            idle += int(count)
+    fits = any(
+        nodes.strip().isdigit() and int(nodes) <= idle and reason.strip() in WAITING_FOR_NODES
+        for nodes, _sep, reason in (line.partition("|") for line in squeue_text.splitlines())
+    )
+    return idle * GPUS_PER_NODE, idle * GPUS_PER_NODE if fits else 0
+
+
+class Fragmentation(threading.Thread):
+    """Samples stranded GPUs on the controller every ``every`` seconds until stopped."""
+
+    def __init__(self, controller, every=5.0):
+        super().__init__(daemon=True)
+        self.controller, self.every, self.samples = controller, every, []
+        self.stopped = threading.Event()
+
+    def run(self):
+        while not self.stopped.wait(self.every):
+            nodes = sh(self.controller, "sinfo -h -o '%T|%D'", check=False)
+            pending = sh(self.controller, "squeue -h -t PD -o '%D|%r'", check=False)
+            self.samples.append(stranded(nodes, pending))
+
+    def figures(self, total_gpus):
+        if not self.samples:
+            return {"fragmentation_mean": None, "fragmentation_share": None}
+        lost = [gpus for _idle, gpus in self.samples]
+        return {
+            "fragmentation_mean": round(sum(lost) / len(lost) / total_gpus, 4),
+            "fragmentation_share": round(sum(gpus > 0 for gpus in lost) / len(lost), 3),
+        }
+
+
+def summary(runs):
+    """``{figure: {median, min, max}}`` over the seeds' runs of one configuration (numbers only)."""
+    result = {}
+    for figure in runs[0]:
+        values = [run[figure] for run in runs if isinstance(run.get(figure), (int, float)) and not isinstance(run.get(figure), bool)]
+        if values:
+            result[figure] = {"median": round(statistics.median(values), 4), "min": min(values), "max": max(values)}
+    return result
 
 
 def stamp(text):
@@ -203,12 +283,57 @@ def measure(controller, ids, by_leaf, total_gpus):
     }
 
 
+COLUMNS = (
+    "completed",
+    "preempted_runs",
+    "makespan_s",
+    "gpu_utilisation",
+    "locality_mean",
+    "locality_worst",
+    "fragmentation_mean",
+    "fragmentation_share",
+    "wait_p50_s",
+    "wait_p99_s",
+    "main_mean_us",
+    "backfill_mean_us",
+    "jobs_started_per_s",
+)
+
+
+def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout):
+    """One configuration on one trace: its figures."""
+    primary = controllers[0]
+    apply(controllers, variant)
+    sh(primary, "sdiag -r")
+    sampler = Fragmentation(primary)
+    sampler.start()
+    try:
+        ids, timed_out = replay(primary, jobs, timeout)
+    finally:
+        sampler.stopped.set()
+        sampler.join()
+    figures = measure(primary, ids, by_leaf, total_gpus)
+    figures.update(sdiag(sh(primary, "sdiag")), timed_out=timed_out)
+    figures.update(sampler.figures(total_gpus))
+    figures["jobs_started_per_s"] = round(figures.get("jobs_started", 0) / figures["makespan_s"], 3) if figures["makespan_s"] else None
+    return figures
+
+
+def _cell(figures):
+    if not figures:
+        return "-"
+    if figures["min"] == figures["max"]:
+        return "%g" % figures["median"]
+    return "%g (%g-%g)" % (figures["median"], figures["min"], figures["max"])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--controllers", default="large-ctl,large-ctl2", help="controller containers, primary first")
-    parser.add_argument("--jobs", type=int, default=80)
+    parser.add_argument("--load", type=float, default=1.0, help="GPU-seconds offered over the window, as a share of the cluster's")
+    parser.add_argument("--jobs", type=int, help="a fixed number of jobs instead of --load")
     parser.add_argument("--window", type=float, default=180, help="seconds over which the jobs are submitted")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seeds", default="1,2,3,4,5", help="one trace per seed, each run with both configurations")
     parser.add_argument("--timeout", type=int, default=900, help="seconds to wait for one run's jobs")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
@@ -218,42 +343,32 @@ def main(argv=None):
     if not by_leaf:
         parser.error("%s has no topology: run it on the large scenario (bench/scheduling.sh)" % primary)
     nodes = int(sh(primary, "sinfo -h -o %D").split()[0])
-    jobs = trace(args.seed, args.jobs, args.window, nodes // 2)
-    report = {"nodes": nodes, "gpus": nodes * GPUS_PER_NODE, "leaves": len(by_leaf), "trace": {"seed": args.seed, "jobs": len(jobs)}, "runs": {}}
+    total_gpus = nodes * GPUS_PER_NODE
+    seeds = [int(seed) for seed in args.seeds.split(",")]
+    report = {"nodes": nodes, "gpus": total_gpus, "leaves": len(by_leaf), "load": None if args.jobs else args.load, "window_s": args.window, "seeds": {}}
     try:
-        for variant in ("collection", "flat"):
-            apply(controllers, variant)
-            sh(primary, "sdiag -r")
-            ids, timed_out = replay(primary, jobs, args.timeout)
-            figures = measure(primary, ids, by_leaf, nodes * GPUS_PER_NODE)
-            figures.update(sdiag(sh(primary, "sdiag")), timed_out=timed_out)
-            figures["jobs_started_per_s"] = round(figures.get("jobs_started", 0) / figures["makespan_s"], 3) if figures["makespan_s"] else None
-            report["runs"][variant] = figures
+        for seed in seeds:
+            jobs = trace(seed, args.jobs, args.window, nodes // 2) if args.jobs else load_trace(seed, args.load, args.window, nodes)
+            offered = round(gpu_seconds(jobs) / (total_gpus * args.window), 3)
+            report["seeds"][seed] = {"jobs": len(jobs), "offered_load": offered, "runs": {}}
+            for variant in ("collection", "flat"):
+                report["seeds"][seed]["runs"][variant] = one_run(controllers, variant, jobs, by_leaf, total_gpus, args.timeout)
+            print("seed %d: %d jobs, offered load %.2f" % (seed, len(jobs), offered), flush=True)
     finally:
         restore(controllers)
-    columns = (
-        "completed",
-        "preempted_runs",
-        "makespan_s",
-        "gpu_utilisation",
-        "locality_mean",
-        "locality_worst",
-        "wait_p50_s",
-        "wait_p99_s",
-        "main_mean_us",
-        "backfill_mean_us",
-        "jobs_started_per_s",
-        "timed_out",
-    )
-    print("%d nodes, %d GPUs, %d leaves; %d jobs (seed %d)" % (nodes, nodes * GPUS_PER_NODE, len(by_leaf), len(jobs), args.seed))
-    print("%-20s %12s %12s" % ("figure", "collection", "flat"))
-    for column in columns:
-        print("%-20s %12s %12s" % (column, report["runs"]["collection"].get(column), report["runs"]["flat"].get(column)))
+    report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in ("collection", "flat")}
+    print("%d nodes, %d GPUs, %d leaves; seeds %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds))
+    print("%-20s %26s %26s" % ("figure", "collection", "flat"))
+    for column in COLUMNS:
+        print("%-20s %26s %26s" % (column, _cell(report["summary"]["collection"].get(column)), _cell(report["summary"]["flat"].get(column))))
+    timed_out = [seed for seed in seeds if any(run["timed_out"] for run in report["seeds"][seed]["runs"].values())]
+    if timed_out:
+        print("timed out (figures cover what ran): seeds %s" % timed_out)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(report, handle, indent=2)
     print("written: %s" % args.out)
-    return 1 if any(run["timed_out"] for run in report["runs"].values()) else 0
+    return 1 if timed_out else 0
 
 
 if __name__ == "__main__":

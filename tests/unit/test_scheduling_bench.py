@@ -89,3 +89,47 @@ def test_sdiag_main_and_backfill_cycles():
         "backfill_max_us": 1500,
         "backfill_mean_us": 1100,
     }
+
+
+def test_the_trace_offers_the_load_asked_and_grows_with_the_cluster():
+    small = scheduling.load_trace(3, 1.0, 180, 128)
+    large = scheduling.load_trace(3, 1.0, 180, 512)
+    for jobs, nodes in ((small, 128), (large, 512)):
+        offered = scheduling.gpu_seconds(jobs) / (nodes * scheduling.GPUS_PER_NODE * 180)
+        # Just over the load: one job fewer would offer less.
+        assert offered >= 1.0
+        assert scheduling.gpu_seconds(scheduling.trace(3, len(jobs) - 1, 180, nodes // 2)) < nodes * scheduling.GPUS_PER_NODE * 180
+    assert len(large) > 3 * len(small)
+    assert len(scheduling.load_trace(3, 0.7, 180, 128)) < len(small)
+
+
+SINFO = "idle|5\nmixed|2\nallocated|100\nidle~|3\ndown*|1\n"
+
+
+def test_stranded_gpus_are_idle_ones_while_a_job_that_fits_waits_for_nodes():
+    # 5 + 3 idle nodes (the powered-down flag is still idle): 64 GPUs.
+    assert scheduling.stranded(SINFO, "4|Resources\n") == (64, 64)
+    assert scheduling.stranded(SINFO, "8|Priority\n64|Resources\n") == (64, 64)
+    # A job bigger than what is idle, or one waiting for a limit or a dependency, strands nothing.
+    assert scheduling.stranded(SINFO, "16|Resources\n2|QOSMaxNodePerUserLimit\n1|Dependency\n") == (64, 0)
+    assert scheduling.stranded("allocated|128\n", "1|Resources\n") == (0, 0)
+
+
+def test_fragmentation_figures_are_shares_of_the_cluster_over_the_samples():
+    sampler = scheduling.Fragmentation("ctl")
+    assert sampler.figures(1024) == {"fragmentation_mean": None, "fragmentation_share": None}
+    sampler.samples = [(64, 64), (64, 0), (0, 0), (128, 128)]
+    assert sampler.figures(1024) == {"fragmentation_mean": round(48 / 1024, 4), "fragmentation_share": 0.5}
+
+
+def test_summary_gives_median_and_range_of_numbers_only():
+    runs = [
+        {"makespan_s": 400, "locality_mean": 1.1, "timed_out": False, "wait_p50_s": None},
+        {"makespan_s": 500, "locality_mean": 1.0, "timed_out": True, "wait_p50_s": 3},
+        {"makespan_s": 450, "locality_mean": 1.3, "timed_out": False, "wait_p50_s": 5},
+    ]
+    assert scheduling.summary(runs) == {
+        "makespan_s": {"median": 450, "min": 400, "max": 500},
+        "locality_mean": {"median": 1.1, "min": 1.0, "max": 1.3},
+        "wait_p50_s": {"median": 4, "min": 3, "max": 5},
+    }
