@@ -333,8 +333,9 @@ def sample(state_dir, textfile, smi):
     return success
 
 
-def _prepare(state_dir, textfiles):
-    for directory in ("gpu", "jobs", "usage"):
+def _prepare(state_dir, textfiles, usage):
+    # usage/ only with the sampler: the role removes it when job_metrics_gpu_usage is off.
+    for directory in ("gpu", "jobs") + (("usage",) if usage else ()):
         os.makedirs(os.path.join(state_dir, directory), mode=0o755, exist_ok=True)
     for textfile in textfiles:
         os.makedirs(os.path.dirname(textfile), mode=0o755, exist_ok=True)
@@ -360,7 +361,7 @@ def run(mode, state_dir, textfile, environ, usage_textfile=None, report=False):
     job_id = environ.get("SLURM_JOB_ID", "").strip()
     if not job_id.isdigit():
         raise ValueError("SLURM_JOB_ID is %r, not a job id: run this as Slurm's Prolog or Epilog" % job_id)
-    _prepare(state_dir, [textfile] + ([usage_textfile] if usage_textfile else []))
+    _prepare(state_dir, [textfile] + ([usage_textfile] if usage_textfile else []), usage=bool(usage_textfile))
     # Jobs start and end concurrently on one node: one at a time here.
     with open(os.path.join(state_dir, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -392,7 +393,7 @@ def main(argv=None):
         while True:
             started = time.monotonic()
             try:
-                _prepare(args.state_dir, [args.usage_textfile])
+                _prepare(args.state_dir, [args.usage_textfile], usage=True)
                 sample(args.state_dir, args.usage_textfile, args.nvidia_smi)
             except Exception as error:  # noqa: BLE001 - a service that keeps sampling
                 print("aicluster job map (sample): %s" % error, file=sys.stderr)

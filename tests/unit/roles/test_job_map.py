@@ -62,6 +62,8 @@ def test_shared_devices_list_every_job_and_the_epilog_removes_only_its_own(tmp_p
     _run(tmp_path, "epilog", SLURM_JOB_ID="8")
     assert _series(textfile) == []
     assert list((state / "gpu").iterdir()) == []
+    # Without the sampler nothing of it appears (the role removes usage/ when it is off: check mode would differ).
+    assert not (state / "usage").exists()
 
 
 def test_slurm_job_gpus_wins_and_the_plugins_variables_are_the_fallback(tmp_path):
