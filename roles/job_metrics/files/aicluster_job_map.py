@@ -341,15 +341,17 @@ def _prepare(state_dir, textfiles, usage):
         os.makedirs(os.path.dirname(textfile), mode=0o755, exist_ok=True)
 
 
-def end_of_job(state_dir, job_id, environ, report):
-    """The Epilog's record of the job's GPU figures on this node: syslog, and the user's report if asked."""
+def end_of_job(state_dir, job_id, node):
+    """The job's figures on this node as report lines, taken out of the state (under the lock)."""
     figures = read_usage(state_dir, job_id)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(_usage_path(state_dir, job_id))
-    if not figures:
-        return
-    node = environ.get("SLURMD_NODENAME", os.uname().nodename)
-    lines = report_lines(node, figures)
+    return report_lines(node, figures) if figures else []
+
+
+def record_job(job_id, lines, environ, report):
+    """The Epilog's record of the job's figures: syslog, and the user's report if asked (outside the node's lock:
+    a slow shared filesystem must not hold up the Prologs and the sampler)."""
     syslog.syslog("job %s GPU usage: %s" % (job_id, "; ".join(line.strip() for line in lines)))
     work_dir = environ.get("SLURM_JOB_WORK_DIR", "")
     if report and work_dir.startswith("/") and environ.get("SLURM_JOB_UID", "").isdigit():
@@ -362,6 +364,7 @@ def run(mode, state_dir, textfile, environ, usage_textfile=None, report=False):
     if not job_id.isdigit():
         raise ValueError("SLURM_JOB_ID is %r, not a job id: run this as Slurm's Prolog or Epilog" % job_id)
     _prepare(state_dir, [textfile] + ([usage_textfile] if usage_textfile else []), usage=bool(usage_textfile))
+    lines = []
     # Jobs start and end concurrently on one node: one at a time here.
     with open(os.path.join(state_dir, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -371,9 +374,11 @@ def run(mode, state_dir, textfile, environ, usage_textfile=None, report=False):
             finish(state_dir, job_id)
         _write(textfile, render(state_dir))
         if mode == "epilog" and usage_textfile:
-            end_of_job(state_dir, job_id, environ, report)
+            lines = end_of_job(state_dir, job_id, environ.get("SLURMD_NODENAME", os.uname().nodename))
             # The ended job's series go now, not at the next sample.
             _write(usage_textfile, render_usage(state_dir))
+    if lines:
+        record_job(job_id, lines, environ, report)
 
 
 def main(argv=None):
