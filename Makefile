@@ -41,6 +41,10 @@ docker:
 # (Slurm 24.11) or forky (Debian testing, Slurm 26.05).
 LAB_RELEASE ?= trixie
 export LAB_RELEASE
+# badinput and secrets: Ansible's own linear strategy and docker connection,
+# with the collection's filters imported before the workers fork
+# (tests/strategy_plugins/warm_linear.py).
+WARM := ANSIBLE_STRATEGY_PLUGINS=$(CURDIR)/tests/strategy_plugins ANSIBLE_STRATEGY=warm_linear
 
 image: docker
 	bash lab/image.sh $(LAB_RELEASE)
@@ -109,14 +113,14 @@ topology-it: $(VENV)/.stamp collection image
 badinput: $(VENV)/.stamp collection image
 	bash lab/image.sh bookworm minimal
 	ansible-playbook -i inventories/lab lab/create.yml
-	python tests/badinput/run.py --live --json build/figures/badinput.json
+	$(WARM) python tests/badinput/run.py --live --json build/figures/badinput.json
 
 # A first converge of fresh lab containers (with accounting
 # and MinIO on the controller) at -vvv with random secrets: none of them in
 # the output, and the files holding them with the documented owner and mode on
 # every host. The lab is removed afterwards (tests/secrets/run.py).
 secrets: $(VENV)/.stamp collection image
-	python tests/secrets/run.py
+	$(WARM) python tests/secrets/run.py
 
 # The alert rules, rendered with the prometheus role's defaults, through
 # Debian trixie's promtool (fetched once in the base image: tests/promtool/run.sh).
