@@ -105,12 +105,27 @@ def exempt_none(text):
     return "".join(lines).rstrip("\n") + "\nPreemptExemptTime=00:00:00\n"
 
 
-def apply(controllers, variant):
+def tuned(text, settings):
+    """slurm.conf with each ``Key=value`` of ``settings`` in place of that key's line (appended when missing)."""
+    keys = {setting.split("=", 1)[0].lower() for setting in settings}
+    lines = [line for line in text.splitlines(True) if line.split("=", 1)[0].strip().lower() not in keys]
+    return "".join(lines).rstrip("\n") + "\n" + "".join(setting + "\n" for setting in settings)
+
+
+def variant_text(original, variant, settings):
+    if variant == "flat":
+        return flat(original)
+    if variant == "tuned":
+        return tuned(original, settings)
+    return original
+
+
+def apply(controllers, variant, settings=()):
     """Write the variant's slurm.conf on every controller and restart slurmctld, primary first."""
     for host in controllers:
         sh(host, "test -e %s || cp -p %s %s" % (SAVED, CONF, SAVED))
         original = sh(host, "cat %s" % SAVED)
-        text = exempt_none(flat(original) if variant == "flat" else original)
+        text = exempt_none(variant_text(original, variant, settings))
         subprocess.run(["docker", "exec", "-i", host, "bash", "-c", "cat > %s" % CONF], input=text, text=True, check=True)
     for host in controllers:
         sh(host, "systemctl restart slurmctld")
@@ -300,10 +315,10 @@ COLUMNS = (
 )
 
 
-def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout):
+def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=()):
     """One configuration on one trace: its figures."""
     primary = controllers[0]
-    apply(controllers, variant)
+    apply(controllers, variant, settings)
     sh(primary, "sdiag -r")
     sampler = Fragmentation(primary)
     sampler.start()
@@ -333,8 +348,15 @@ def main(argv=None):
     parser.add_argument("--load", type=float, default=1.0, help="GPU-seconds offered over the window, as a share of the cluster's")
     parser.add_argument("--jobs", type=int, help="a fixed number of jobs instead of --load")
     parser.add_argument("--window", type=float, default=180, help="seconds over which the jobs are submitted")
-    parser.add_argument("--seeds", default="1,2,3,4,5", help="one trace per seed, each run with both configurations")
+    parser.add_argument("--seeds", default="1,2,3,4,5", help="one trace per seed, each run with every configuration")
     parser.add_argument("--timeout", type=int, default=900, help="seconds to wait for one run's jobs")
+    parser.add_argument(
+        "--tuned",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a third configuration: the collection's slurm.conf with this line in place of the key's (repeatable)",
+    )
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
     controllers = args.controllers.split(",")
@@ -345,22 +367,27 @@ def main(argv=None):
     nodes = int(sh(primary, "sinfo -h -o %D").split()[0])
     total_gpus = nodes * GPUS_PER_NODE
     seeds = [int(seed) for seed in args.seeds.split(",")]
+    variants = ("collection", "flat") + (("tuned",) if args.tuned else ())
     report = {"nodes": nodes, "gpus": total_gpus, "leaves": len(by_leaf), "load": None if args.jobs else args.load, "window_s": args.window, "seeds": {}}
+    if args.tuned:
+        report["tuned"] = args.tuned
     try:
         for seed in seeds:
             jobs = trace(seed, args.jobs, args.window, nodes // 2) if args.jobs else load_trace(seed, args.load, args.window, nodes)
             offered = round(gpu_seconds(jobs) / (total_gpus * args.window), 3)
             report["seeds"][seed] = {"jobs": len(jobs), "offered_load": offered, "runs": {}}
-            for variant in ("collection", "flat"):
-                report["seeds"][seed]["runs"][variant] = one_run(controllers, variant, jobs, by_leaf, total_gpus, args.timeout)
+            for variant in variants:
+                report["seeds"][seed]["runs"][variant] = one_run(controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned)
             print("seed %d: %d jobs, offered load %.2f" % (seed, len(jobs), offered), flush=True)
     finally:
         restore(controllers)
-    report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in ("collection", "flat")}
+    report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in variants}
     print("%d nodes, %d GPUs, %d leaves; seeds %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds))
-    print("%-20s %26s %26s" % ("figure", "collection", "flat"))
+    if args.tuned:
+        print("tuned: the collection's slurm.conf with %s" % ", ".join(args.tuned))
+    print("%-20s" % "figure" + "".join(" %26s" % variant for variant in variants))
     for column in COLUMNS:
-        print("%-20s %26s %26s" % (column, _cell(report["summary"]["collection"].get(column)), _cell(report["summary"]["flat"].get(column))))
+        print("%-20s" % column + "".join(" %26s" % _cell(report["summary"][variant].get(column)) for variant in variants))
     timed_out = [seed for seed in seeds if any(run["timed_out"] for run in report["seeds"][seed]["runs"].values())]
     if timed_out:
         print("timed out (figures cover what ran): seeds %s" % timed_out)

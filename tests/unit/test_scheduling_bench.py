@@ -38,6 +38,15 @@ def test_flat_drops_topology_and_scheduler_tuning_only():
     assert "NodeName=gpu[00001-00128] Port=[17001-17128]" in text
 
 
+def test_tuned_replaces_the_keys_it_names_and_keeps_the_rest():
+    text = scheduling.tuned(CONF, ["SchedulerParameters=bf_continue", "TopologyParam=SwitchAsNodeRank"])
+    assert text.count("SchedulerParameters") == 1
+    assert "SchedulerParameters=bf_continue\n" in text
+    assert text.endswith("TopologyParam=SwitchAsNodeRank\n")
+    assert "NodeName=gpu[00001-00128] Port=[17001-17128]" in text
+    assert scheduling.variant_text(CONF, "collection", ["SchedulerParameters=x"]) == CONF
+
+
 def test_exempt_none_replaces_the_protection_window():
     text = scheduling.exempt_none(CONF)
     assert text.count("PreemptExemptTime") == 1
