@@ -24,4 +24,5 @@ class FilterModule(object):
             "accelerator_node_gres": _wrap(gres.accelerator_node_gres),
             "accelerator_gres_types": _wrap(gres.accelerator_gres_types),
             "accelerator_gres_lines": _wrap(gres.accelerator_gres_lines),
+            "slurm_nvml_problem": _wrap(gres.nvml_problem),
         }

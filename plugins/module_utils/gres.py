@@ -101,13 +101,21 @@ def gpu_types(gres_value):
     return types
 
 
-def gres_lines(gpus_by_node):
-    """gres.conf lines: ``NodeName=<hostlist> Name=gpu Type=<t> File=<devices>``, one per declaration."""
+# slurmd loads its NVML GPU plugin (gpu/nvml) only where gres.conf asks for NVML's detection; without it
+# (gpu/generic) it reads no GPU usage, so accounting's gres/gpumem and gres/gpuutil stay empty. NVML's
+# detection adds what it finds; the explicit lines that follow are checked against it (gres.conf(5)).
+NVML_AUTODETECT = "AutoDetect=nvml"
+
+
+def gres_lines(gpus_by_node, nvml_nodes=()):
+    """gres.conf lines: ``NodeName=<hostlist> Name=gpu Type=<t> File=<devices>``, one per declaration,
+    after ``NodeName=<hostlist> AutoDetect=nvml`` for the ``nvml_nodes`` that have GPUs."""
     shapes = {}
     for node, gpus in gpus_by_node.items():
         if gpus:
             shapes.setdefault((gpus["type"], gpus["file"]), []).append(node)
-    lines = []
+    nvml = sorted(node for node in nvml_nodes if gpus_by_node.get(node))
+    lines = ["NodeName=%s %s" % (compress(nvml), NVML_AUTODETECT)] if nvml else []
     for (gpu_type, pattern), nodes in sorted(shapes.items(), key=lambda item: compress(item[1])):
         lines.append("NodeName=%s Name=gpu Type=%s File=%s" % (compress(nodes), gpu_type, pattern))
     return lines
@@ -143,9 +151,9 @@ def mig_problem(info, nvml=False):
     )
     if not nvml:
         return (
-            "MIG is enabled (%s), and without NVML slurmd cannot see MIG devices (Debian's Slurm is built without it). "
-            "Disable MIG (nvidia-smi -i <gpu> -mig 0, then reset the GPU), or install a Slurm built with NVML "
-            "(slurm_apt_repository) and set slurm_gres_nvml: true" % summary
+            "MIG is enabled (%s), and without NVML slurmd cannot see MIG devices. "
+            "Disable MIG (nvidia-smi -i <gpu> -mig 0, then reset the GPU), or set slurm_gres_nvml: true (Debian's NVML "
+            "plugin from contrib, or a Slurm built with NVML through slurm_apt_repository)" % summary
         )
     whole = [device.get("smi_index") for device in info.get("gpus") or [] if device.get("smi_index") not in parts]
     if whole:
@@ -155,6 +163,36 @@ def mig_problem(info, nvml=False):
             % (summary, ", ".join(str(index) for index in whole))
         )
     return None
+
+
+def nvml_problem(host, found, apt=None, packages=(), wanted="slurmd"):
+    """Why ``host`` cannot use Slurm's NVML GPU plugin that ``slurm_gres_nvml: true`` asks for, or "".
+
+    ``found``: the stdout lines of the look for it (the plugin's path, if any, then the installed slurmd's version);
+    ``apt``: the registered ``apt-get install --simulate`` of ``wanted`` and ``packages`` (Debian's plugin), when
+    the role installs Debian's plugin (``packages``) and the plugin is not there yet.
+    """
+    lines = [str(line).strip() for line in found or () if str(line).strip()]
+    if any(line.endswith("/gpu_nvml.so") for line in lines):
+        return ""
+    version = next((line for line in lines if not line.endswith("/gpu_nvml.so")), "")
+    if packages:
+        apt = apt if isinstance(apt, dict) else {}
+        if not apt.get("rc"):
+            return ""
+        output = [str(line).strip() for line in list(apt.get("stdout_lines") or []) + list(apt.get("stderr_lines") or [])]
+        said = [line for line in output if line.startswith("E:") or " : Depends: " in line]
+        return (
+            "slurm_gres_nvml=true on %s: apt cannot install Debian's NVML plugin for slurmd (%s): %s. Add the contrib "
+            "component to the apt sources of %s, give slurm_apt_repository a Slurm built with NVML, or set slurm_gres_nvml: false"
+            % (host, ", ".join(list(packages) + [wanted]), said[-1] if said else "apt-get install --simulate failed", host)
+        )
+    if version:
+        return (
+            "slurm_gres_nvml=true on %s, but the installed Slurm %s has no NVML plugin (gpu_nvml.so): install a Slurm built "
+            "with NVML through slurm_apt_repository, or set slurm_gres_nvml: false" % (host, version)
+        )
+    return ""
 
 
 def _devices(info, types, nvml=False):
@@ -192,14 +230,17 @@ def accelerator_gres_conf(info, types=None, nvml=False):
     """gres.conf lines of one host (without NodeName=), one per device; ``types``: {PCI device id: GRES type} overrides.
 
     A host with MIG devices gets ``AutoDetect=nvml`` alone: NVML gives slurmd each MIG device's files and cores.
+    With ``nvml``, a host with GPUs gets ``AutoDetect=nvml`` before its lines (NVML_AUTODETECT).
     """
     found = _devices(info, types, nvml)
     if any(device_file is None for _name, _type, device_file, _cores in found):
-        return ["AutoDetect=nvml"]
-    lines = []
+        return [NVML_AUTODETECT]
+    nvml_gpus = nvml and any(name == "gpu" for name, _type, _file, _cores in found)
+    lines = [NVML_AUTODETECT] if nvml_gpus else []
     for name, gres_type, device_file, cores in found:
         line = "Name=%s Type=%s File=%s" % (name, gres_type, device_file)
-        lines.append(line + (" Cores=%s" % cores if cores else ""))
+        # NVML's own CPU affinity gives an NVML GPU its cores: slurmd drops a GPU whose line disagrees with NVML.
+        lines.append(line + (" Cores=%s" % cores if cores and not (nvml_gpus and name == "gpu") else ""))
     return lines
 
 

@@ -124,13 +124,16 @@ def gres_lines(hosts, names, discovered=None):
     result}, with per-device Cores=); empty when no host has GPUs or NPUs."""
     discovered = discovered or {}
     declared = {}
+    nvml = []
     for name in names:
         if name in discovered:
             continue
         gpus = gres.normalize_gpus(name, hosts[name].get("slurm_node_gpus"))
         for node in node_names(hosts, name):
             declared[node] = gpus
-    lines = gres.gres_lines(declared)
+            if hosts[name].get("slurm_gres_nvml"):
+                nvml.append(node)
+    lines = gres.gres_lines(declared, nvml)
     by_types = {}
     for name, info in discovered.items():
         types = hosts[name].get("slurm_gres_discover_types") or {}

@@ -17,6 +17,7 @@ def test_each_filter_is_its_module_utils_function():
         "accelerator_node_gres": gres.accelerator_node_gres,
         "accelerator_gres_types": gres.accelerator_gres_types,
         "accelerator_gres_lines": gres.accelerator_gres_lines,
+        "slurm_nvml_problem": gres.nvml_problem,
     }
 
 

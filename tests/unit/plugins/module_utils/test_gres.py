@@ -17,6 +17,7 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.gres import (
     gres_types,
     node_gres,
     normalize_gpus,
+    nvml_problem,
 )
 
 replay = load("tests/unit/fixtures/accelerators/replay.py")
@@ -145,6 +146,14 @@ def test_accelerator_h200_lines(facts):
     lines = accelerator_gres_conf(facts("h200_hgx"))
     assert lines == ["Name=gpu Type=h200 File=/dev/nvidia%d Cores=%s" % (i, "0-55" if i < 4 else "56-111") for i in range(8)]
     assert accelerator_node_gres(facts("h200_hgx")) == "gpu:h200:8"
+
+
+def test_accelerator_nvml_lines_load_the_nvml_plugin_and_leave_cores_to_it(facts):
+    lines = accelerator_gres_conf(facts("h200_hgx"), nvml=True)
+    assert lines == ["AutoDetect=nvml"] + ["Name=gpu Type=h200 File=/dev/nvidia%d" % i for i in range(8)]
+    # NPUs have no NVML: their lines keep the cores, and nothing asks for NVML.
+    assert accelerator_gres_conf(facts("ascend_910b"), nvml=True)[0] == "Name=npu Type=910b File=/dev/davinci0 Cores=144-167"
+    assert accelerator_gres_conf(facts("cpu_only"), nvml=True) == []
 
 
 def test_accelerator_910b_lines(facts):
@@ -279,3 +288,28 @@ def test_preflight_refuses_mig_without_nvml(mig_facts):
     assert finding["variable"] == "slurm_gres_nvml"
     assert finding["message"].startswith("host gpu01: MIG is enabled (GPU 0: 7 x 1g.18gb;")
     assert check_discovered_gres("gpu01", facts, 0, {"CPUs": 224, "Sockets": 2, "CoresPerSocket": 56, "ThreadsPerCore": 2}, mig_facts(), True) == []
+
+
+def test_nvml_problem_none_where_the_plugin_is_installed():
+    found = ["/usr/lib/x86_64-linux-gnu/slurm-wlm/gpu_nvml.so", "24.11.5-4+deb13u1"]
+    assert nvml_problem("n1", found, {"rc": 100}, ["slurm-wlm-nvml-plugin"]) == ""
+    assert nvml_problem("n1", found) == ""
+
+
+def test_nvml_problem_debian_plugin_installable_or_not():
+    packages = ["slurm-wlm-nvml-plugin"]
+    # Before Slurm is installed (preflight) and once slurmd is, apt decides for Debian's plugin.
+    assert nvml_problem("n1", [], {"rc": 0, "stdout_lines": ["Inst slurm-wlm-nvml-plugin (24.11.5-2 Debian:13/contrib)"]}, packages) == ""
+    refused = {"rc": 100, "stdout_lines": [], "stderr_lines": ["E: Unable to locate package slurm-wlm-nvml-plugin"]}
+    problem = nvml_problem("n1", ["24.11.5-4"], refused, packages, "slurmd=24.11.5-4")
+    assert problem.startswith("slurm_gres_nvml=true on n1: apt cannot install Debian's NVML plugin for slurmd ")
+    assert "(slurm-wlm-nvml-plugin, slurmd=24.11.5-4): E: Unable to locate package slurm-wlm-nvml-plugin." in problem
+    assert "Add the contrib component to the apt sources of n1" in problem and "set slurm_gres_nvml: false" in problem
+    broken = {"rc": 100, "stdout_lines": [" slurm-wlm-nvml-plugin : Depends: slurm-wlm-basic-plugins (< 24.11.6) but 25.05.1 is to be installed"]}
+    assert ": slurm-wlm-nvml-plugin : Depends: slurm-wlm-basic-plugins (< 24.11.6)" in nvml_problem("n1", [], broken, packages)
+
+
+def test_nvml_problem_site_slurm_without_the_plugin():
+    # slurm_apt_repository: nothing for the role to install; refused only once its slurmd is installed without the plugin.
+    assert nvml_problem("n1", [""]) == ""
+    assert "the installed Slurm 25.05.2-1 has no NVML plugin (gpu_nvml.so)" in nvml_problem("n1", ["25.05.2-1"])

@@ -281,6 +281,23 @@ def test_gres_lines_mix_declared_and_discovered():
     ]
 
 
+def test_gres_lines_nvml_hosts_ask_for_nvml_detection():
+    # slurmd reads GPU usage (gres/gpumem, gres/gpuutil) only through its NVML plugin, which AutoDetect=nvml loads.
+    hosts = dict(DISCOVER_HOSTS, d2=dict(DISCOVER_HOSTS["d2"], slurm_gres_nvml=True), g1=dict(GPU_HOSTS["g1"], slurm_gres_nvml=True))
+    hosts["c1"] = dict(hosts["c1"], slurm_gres_nvml=True)
+    discovered = {"d1.cluster.example": _two_gpus(), "d2": _two_gpus(), "n1": NPUS}
+    assert slurm_hosts.gres_lines(hosts, ["g1", "d1.cluster.example", "d2", "n1", "c1"], discovered) == [
+        "NodeName=g1 AutoDetect=nvml",
+        "NodeName=g1 Name=gpu Type=h200 File=/dev/nvidia[0-3]",
+        "NodeName=d1 Name=gpu Type=h200 File=/dev/nvidia0 Cores=0-7",
+        "NodeName=d1 Name=gpu Type=h200 File=/dev/nvidia1 Cores=8-15",
+        "NodeName=n1 Name=npu Type=910b File=/dev/davinci0 Cores=0-23",
+        "NodeName=d2 AutoDetect=nvml",
+        "NodeName=d2 Name=gpu Type=h200 File=/dev/nvidia0",
+        "NodeName=d2 Name=gpu Type=h200 File=/dev/nvidia1",
+    ]
+
+
 def test_gres_lines_different_cores_split_hostlists():
     discovered = {"d1.cluster.example": _two_gpus(), "d2": _two_gpus("16-23")}
     lines = slurm_hosts.gres_lines(DISCOVER_HOSTS, ["d1.cluster.example", "d2"], discovered)
