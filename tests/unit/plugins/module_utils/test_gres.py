@@ -304,7 +304,8 @@ def test_nvml_problem_debian_plugin_installable_or_not():
     problem = nvml_problem("n1", ["24.11.5-4"], refused, packages, "slurmd=24.11.5-4")
     assert problem.startswith("slurm_gres_nvml=true on n1: apt cannot install Debian's NVML plugin for slurmd ")
     assert "(slurm-wlm-nvml-plugin, slurmd=24.11.5-4): E: Unable to locate package slurm-wlm-nvml-plugin." in problem
-    assert "Add the contrib component to the apt sources of n1" in problem and "set slurm_gres_nvml: false" in problem
+    assert "Add the contrib component to the apt sources of n1" in problem
+    assert "set slurm_gres_nvml: false" in problem
     broken = {"rc": 100, "stdout_lines": [" slurm-wlm-nvml-plugin : Depends: slurm-wlm-basic-plugins (< 24.11.6) but 25.05.1 is to be installed"]}
     assert ": slurm-wlm-nvml-plugin : Depends: slurm-wlm-basic-plugins (< 24.11.6)" in nvml_problem("n1", [], broken, packages)
 
