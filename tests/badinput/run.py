@@ -44,6 +44,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / ".cache" / "col
 import generated  # noqa: E402  (tests/badinput/generated.py)
 
 LAB_NETWORK = "aicluster-lab"
+# The lab's hosts as `docker` hosts, which Mitogen takes over (community.docker.docker is not).
+MITOGEN_INVENTORY = Path(__file__).with_name("mitogen.yml")
 OLD_OS_CONTAINER = "lab-bookworm"
 OLD_OS_IMAGE = os.environ.get("BADINPUT_OLD_OS_IMAGE", "aicluster-slurm/bookworm-minimal:1")
 PLAYS = {
@@ -117,13 +119,18 @@ def failure_messages(result):
     return found
 
 
-def ansible_playbook(playbook, inventories, extra_vars):
+def ansible_playbook(playbook, inventories, extra_vars, mitogen=False):
+    """Run a playbook with the json callback. ``mitogen``: over Mitogen (the lab's converge and the rollbacks, whole
+    site.yml runs); the cases keep Ansible's own transport, as users run it (tests/README.md, Transport)."""
     env = dict(
         os.environ,
         ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
         # Facts of the cases' made-up host names stay out of the shared fact cache.
         ANSIBLE_CACHE_PLUGIN="ansible.builtin.memory",
     )
+    if mitogen:
+        env.update(ANSIBLE_STRATEGY_PLUGINS=str(ROOT / "tests" / "strategy_plugins"), ANSIBLE_STRATEGY="mitogen_linear")
+        inventories = list(inventories) + [str(MITOGEN_INVENTORY)]
     command = ["ansible-playbook", playbook]
     for inventory in inventories:
         command += ["-i", inventory]
@@ -256,7 +263,7 @@ def rollback_case(containers, variables, expected):
     """A configuration that a daemon refuses: rolled back, with that daemon's own error in the failure."""
     before = snapshot(containers)
     started = time.monotonic()
-    proc, document = ansible_playbook("site.yml", ["inventories/lab"], variables)
+    proc, document = ansible_playbook("site.yml", ["inventories/lab"], variables, mitogen=True)
     seconds = time.monotonic() - started
     diff = changed_hosts(before, snapshot(containers))
     messages = [line for _play, line in failure_messages(document) if line.startswith("[config_apply]")]
@@ -313,7 +320,7 @@ def main():
         containers = lab_containers()
         live = {}
         if args.live:
-            proc, document = ansible_playbook("site.yml", ["inventories/lab"], {})
+            proc, document = ansible_playbook("site.yml", ["inventories/lab"], {}, mitogen=True)
             if proc.returncode != 0:
                 sys.exit("site.yml on the lab failed: %s" % (failure_messages(document) or proc.stderr[-500:]))
             live["job"] = submit_job()
