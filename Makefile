@@ -41,9 +41,10 @@ docker:
 # (Slurm 24.11) or forky (Debian testing, Slurm 26.05).
 LAB_RELEASE ?= trixie
 export LAB_RELEASE
-# badinput and secrets: Ansible's own linear strategy and docker connection,
-# with the collection's filters imported before the workers fork
-# (tests/strategy_plugins/warm_linear.py).
+# badinput and secrets: Ansible's own linear strategy and docker connection
+# (their whole site.yml runs after the first converge over Mitogen), with the
+# collection's filters imported before the workers fork
+# (tests/strategy_plugins/warm_linear.py; tests/README.md, Transport).
 WARM := ANSIBLE_STRATEGY_PLUGINS=$(CURDIR)/tests/strategy_plugins ANSIBLE_STRATEGY=warm_linear
 
 image: docker

@@ -45,7 +45,7 @@ import generated  # noqa: E402  (tests/badinput/generated.py)
 
 LAB_NETWORK = "aicluster-lab"
 # The lab's hosts as `docker` hosts, which Mitogen takes over (community.docker.docker is not).
-MITOGEN_INVENTORY = Path(__file__).with_name("mitogen.yml")
+MITOGEN_INVENTORY = ROOT / "tests" / "lab_mitogen.yml"
 OLD_OS_CONTAINER = "lab-bookworm"
 OLD_OS_IMAGE = os.environ.get("BADINPUT_OLD_OS_IMAGE", "aicluster-slurm/bookworm-minimal:1")
 PLAYS = {
