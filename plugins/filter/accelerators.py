@@ -4,7 +4,8 @@
 
 The filters are plugins/module_utils/gres.py's ``accelerator_*`` functions
 (one gres.conf line per GPU and NPU, with the Slurm cores of its NUMA node);
-their input errors become filter errors.
+their input errors become filter errors; ``slurm_nvml_problem`` is gres.py's
+``nvml_problem`` (the slurm_gres_nvml check of roles/slurmd/tasks/nvml.yml).
 """
 
 from __future__ import absolute_import, division, print_function

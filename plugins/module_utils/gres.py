@@ -168,9 +168,9 @@ def mig_problem(info, nvml=False):
 def nvml_problem(host, found, apt=None, packages=(), wanted="slurmd"):
     """Why ``host`` cannot use Slurm's NVML GPU plugin that ``slurm_gres_nvml: true`` asks for, or "".
 
-    ``found``: the stdout lines of the look for it (the plugin's path, if any, then the installed slurmd's version);
-    ``apt``: the registered ``apt-get install --simulate`` of ``wanted`` and ``packages`` (Debian's plugin), when
-    the role installs Debian's plugin (``packages``) and the plugin is not there yet.
+    ``found``: the stdout lines of the search for it (the plugin's path, if any, then the installed slurmd's version);
+    ``apt``: the registered ``apt-get install --simulate`` of ``wanted`` and ``packages``, where the role installs
+    Debian's plugin (``packages`` not empty); an installed plugin passes whatever apt said.
     """
     lines = [str(line).strip() for line in found or () if str(line).strip()]
     if any(line.endswith("/gpu_nvml.so") for line in lines):
