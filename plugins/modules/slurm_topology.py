@@ -254,10 +254,9 @@ def _source(module):
             rc, text, err = module.run_command([module.get_bin_path("ibnetdiscover", required=True)])
             if rc != 0:
                 module.fail_json(msg="ibnetdiscover failed (rc=%d): %s" % (rc, err.strip()))
-            source = "ibnetdiscover output"
+            fabric = ibnetdiscover.parse(text, source="ibnetdiscover output")
         else:
-            source = params["ibnetdiscover"]
-            text, notes = ibnetdiscover.read_file(source)
+            fabric = ibnetdiscover.parse_file(params["ibnetdiscover"])
         guid_map = None
         if params["guid_map"]:
             map_text, map_notes = ibnetdiscover.read_file(params["guid_map"])
@@ -267,7 +266,7 @@ def _source(module):
         if params["appliance_patterns"] is not None:
             kwargs["appliance_patterns"] = params["appliance_patterns"]
         result = ibnetdiscover.to_tree(
-            ibnetdiscover.parse(text, source=source),
+            fabric,
             guid_map=guid_map,
             hca_names=params["hca_names"],
             exclude=params["exclude"],

@@ -689,11 +689,55 @@ def test_fast_path_reads_as_the_line_reader(monkeypatch):
 
     taken = 0
     for name, text in fast_path_texts().items():
-        if ibnetdiscover._parse_canonical(_one_break(text)) is not None:
+        if ibnetdiscover._parse_canonical(ibnetdiscover._chunks(_one_break(text))) is not None:
             taken += 1
         assert outcome(parse, text) == outcome(lambda text: line_reader(monkeypatch, text), text), name
     # The generated fabrics in ibnetdiscover's own layout take the fast path.
     assert taken >= 3
+
+
+@pytest.mark.parametrize("chunk", [ibnetdiscover._CHUNK, 700])
+def test_parse_file_reads_as_parse(tmp_path, monkeypatch, chunk):
+    """parse_file streams captures in ibnetdiscover's own layout and reads anything else whole: either way what parse gives the bytes."""
+    monkeypatch.setattr(ibnetdiscover, "_CHUNK", chunk)
+    inputs = {name: text.encode() for name, text in fast_path_texts().items()}
+    for seed in range(8):
+        inputs["damaged-%d" % seed] = DAMAGED.fabric(random.Random(seed), dead_leaves=seed % 2)[0].encode()
+    plain = inputs["generated-100"]
+    inputs.update(
+        {
+            "non-utf8": plain.replace(b"gpu00007", b"gpu\xe900007"),
+            "crlf": plain.replace(b"\n", b"\r\n"),
+            "nul": plain[:5000] + b"\x00" + plain[5000:],
+            "gzip": b"\x1f\x8b\x08\x00" + plain,
+            "bzip2": b"BZh91AY" + plain,
+            "zip": b"PK\x03\x04" + plain,
+            "cut": plain[: len(plain) // 2],
+            "empty": b"",
+            "no-final-newline": plain.rstrip(b"\n"),
+        }
+    )
+
+    def outcome(read, argument):
+        try:
+            return full_signature(read(argument))
+        except FabricError as error:
+            return "FabricError: %s" % error
+
+    whole = []
+    real_parse = ibnetdiscover.parse
+    for index, (name, data) in enumerate(inputs.items()):
+        path = tmp_path / ("capture-%d.txt" % index)
+        path.write_bytes(data)
+        expected = outcome(lambda data, path=path: real_parse(data, source=str(path)), data)
+        with monkeypatch.context() as patched:
+            patched.setattr(ibnetdiscover, "parse", lambda *args, _name=name, **kwargs: whole.append(_name) or real_parse(*args, **kwargs))
+            assert outcome(ibnetdiscover.parse_file, str(path)) == expected, name
+    streamed = set(inputs) - set(whole)
+    assert {"generated-5", "generated-100", "generated-700", "damaged-0"} <= streamed
+    assert not streamed & {"non-utf8", "crlf", "nul", "gzip", "bzip2", "zip", "empty"}
+    with pytest.raises(FabricError, match="cannot read .*missing.txt"):
+        ibnetdiscover.parse_file(str(tmp_path / "missing.txt"))
 
 
 # ---------------------------------------------------------------- errors
