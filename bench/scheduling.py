@@ -149,15 +149,26 @@ def wait_for(predicate, seconds, what):
     raise RuntimeError("gave up waiting for %s after %d s" % (what, seconds))
 
 
-def replay(controller, jobs, timeout):
-    """Submit the trace in real time; wait for every job (at most ``timeout`` s); the job ids."""
+def switches_option(nodes, leaf_size, wait):
+    """``--switches=<fewest leaves>@<wait>`` for a multi-node job (what a job_submit policy would add), else ''."""
+    if wait is None or nodes < 2:
+        return ""
+    return " --switches=%d@%d" % (math.ceil(nodes / leaf_size), wait)
+
+
+def replay(controller, jobs, timeout, leaf_size=None, switches_wait=None):
+    """Submit the trace in real time; wait for every job (at most ``timeout`` s); the job ids.
+
+    ``switches_wait``: multi-node jobs ask for their fewest leaves, waiting at most that many seconds for them.
+    """
     ids = []
     start = time.monotonic()
     for job in jobs:
         delay = job["at"] - (time.monotonic() - start)
         if delay > 0:
             time.sleep(delay)
-        command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']} -t 10 --requeue --wrap 'sleep {job['seconds']}'"
+        switches = switches_option(job["nodes"], leaf_size, switches_wait)
+        command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']}{switches} -t 10 --requeue --wrap 'sleep {job['seconds']}'"
         ids.append(sh(controller, command).strip().split(";")[0])
     deadline = start + timeout
     while time.monotonic() < deadline:
@@ -315,7 +326,7 @@ COLUMNS = (
 )
 
 
-def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=()):
+def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None):
     """One configuration on one trace: its figures."""
     primary = controllers[0]
     apply(controllers, variant, settings)
@@ -323,7 +334,8 @@ def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(
     sampler = Fragmentation(primary)
     sampler.start()
     try:
-        ids, timed_out = replay(primary, jobs, timeout)
+        leaf_size = max(len(nodes) for nodes in by_leaf.values())
+        ids, timed_out = replay(primary, jobs, timeout, leaf_size, switches_wait if variant == "tuned" else None)
     finally:
         sampler.stopped.set()
         sampler.join()
@@ -357,6 +369,12 @@ def main(argv=None):
         metavar="KEY=VALUE",
         help="a third configuration: the collection's slurm.conf with this line in place of the key's (repeatable)",
     )
+    parser.add_argument(
+        "--switches-wait",
+        type=int,
+        metavar="SECONDS",
+        help="in the third configuration, multi-node jobs ask for their fewest leaf switches (sbatch --switches=N@SECONDS)",
+    )
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
     controllers = args.controllers.split(",")
@@ -367,24 +385,29 @@ def main(argv=None):
     nodes = int(sh(primary, "sinfo -h -o %D").split()[0])
     total_gpus = nodes * GPUS_PER_NODE
     seeds = [int(seed) for seed in args.seeds.split(",")]
-    variants = ("collection", "flat") + (("tuned",) if args.tuned else ())
+    third = args.tuned or args.switches_wait is not None
+    variants = ("collection", "flat") + (("tuned",) if third else ())
     report = {"nodes": nodes, "gpus": total_gpus, "leaves": len(by_leaf), "load": None if args.jobs else args.load, "window_s": args.window, "seeds": {}}
-    if args.tuned:
+    if third:
         report["tuned"] = args.tuned
+        report["switches_wait_s"] = args.switches_wait
     try:
         for seed in seeds:
             jobs = trace(seed, args.jobs, args.window, nodes // 2) if args.jobs else load_trace(seed, args.load, args.window, nodes)
             offered = round(gpu_seconds(jobs) / (total_gpus * args.window), 3)
             report["seeds"][seed] = {"jobs": len(jobs), "offered_load": offered, "runs": {}}
             for variant in variants:
-                report["seeds"][seed]["runs"][variant] = one_run(controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned)
+                report["seeds"][seed]["runs"][variant] = one_run(controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned, args.switches_wait)
             print("seed %d: %d jobs, offered load %.2f" % (seed, len(jobs), offered), flush=True)
     finally:
         restore(controllers)
     report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in variants}
     print("%d nodes, %d GPUs, %d leaves; seeds %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds))
-    if args.tuned:
-        print("tuned: the collection's slurm.conf with %s" % ", ".join(args.tuned))
+    if third:
+        print(
+            "tuned: the collection's slurm.conf with %s%s"
+            % (", ".join(args.tuned) or "no change", "; multi-node jobs --switches=N@%d" % args.switches_wait if args.switches_wait is not None else "")
+        )
     print("%-20s" % "figure" + "".join(" %26s" % variant for variant in variants))
     for column in COLUMNS:
         print("%-20s" % column + "".join(" %26s" % _cell(report["summary"][variant].get(column)) for variant in variants))
