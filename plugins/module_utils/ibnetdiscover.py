@@ -114,34 +114,41 @@ class FabricNode:
         return "FabricNode(%s, %s, %r)" % (self.guid, self.kind, self.desc)
 
 
-class Link:
+class Link(tuple):
     """One cable, undirected: ``(a_guid, a_port)`` sorts before ``(b_guid, b_port)``.
 
     ``width`` (``4x``) and ``speed`` (``NDR``) are ``None`` when unknown
     (``??`` in the output or not shown). A loopback cable has ``a_guid == b_guid``.
+    A tuple ``(a_guid, a_port, b_guid, b_port, width, speed)`` with names: a
+    fabric of 64k hosts has some 200k links, made in C from tuples by the
+    fast path of :func:`parse` (``_new_link``) and unpacked in C by its readers.
     """
 
-    # A fabric of 64k hosts has some 200k links: no per-instance dict.
-    __slots__ = ("a_guid", "a_port", "b_guid", "b_port", "width", "speed")
+    __slots__ = ()
 
-    def __init__(self, a_guid, a_port, b_guid, b_port, width=None, speed=None):
-        self.a_guid = a_guid
-        self.a_port = a_port
-        self.b_guid = b_guid
-        self.b_port = b_port
-        self.width = width
-        self.speed = speed
+    def __new__(cls, a_guid, a_port, b_guid, b_port, width=None, speed=None):
+        return tuple.__new__(cls, (a_guid, a_port, b_guid, b_port, width, speed))
+
+    a_guid = property(operator.itemgetter(0))
+    a_port = property(operator.itemgetter(1))
+    b_guid = property(operator.itemgetter(2))
+    b_port = property(operator.itemgetter(3))
+    width = property(operator.itemgetter(4))
+    speed = property(operator.itemgetter(5))
 
     @property
     def loopback(self):
-        return self.a_guid == self.b_guid
+        return self[0] == self[2]
 
     def other(self, guid):
         """The GUID at the other end from ``guid``."""
-        return self.b_guid if self.a_guid == guid else self.a_guid
+        return self[2] if self[0] == guid else self[0]
 
     def __repr__(self):
-        return "Link(%s[%d] <-> %s[%d] %s%s)" % (self.a_guid, self.a_port, self.b_guid, self.b_port, self.width or "??", self.speed or "??")
+        return "Link(%s[%d] <-> %s[%d] %s%s)" % (self[0], self[1], self[2], self[3], self[4] or "??", self[5] or "??")
+
+
+_new_link = functools.partial(tuple.__new__, Link)  # Link from one 6-tuple, with no Python frame
 
 
 class Fabric:
@@ -408,13 +415,14 @@ def _parse_canonical(chunks):
     GUIDs, links and rates.
     """
     canon = _Memo(lambda digits: "0x" + digits.zfill(16))  # normalize_guid of lower-case hex of up to 16 digits
-    rate_of = _Memo(lambda rate: (None if rate[0] == "??" else rate[0], None if rate[1] == "??" else rate[1]))
+    known = _Memo(lambda value: None if value == "??" else value)  # a width or speed, one string for each
     records = []  # (sysimgguid, port 0 GUID, Switch|Ca|Rt, ports, GUID, description), hex as written
     record_guids = []  # normalised
     named = {}  # GUID -> None, in the order the reader meets them (a record, then the peers on its port lines)
-    # Each report of a cable as (a guid, a port, b guid, b port, rate), a the end that sorts first:
-    # forward when a's record reports it, backward when b's does. For a whole capture both hold
-    # every cable once; forward stays a list in the capture's order (sorted, or nearly: a cheap sort).
+    # Each report of a cable as (a guid, a port, b guid, b port, width, speed), a the end that sorts
+    # first: forward (Links) when a's record reports it, backward when b's does. For a whole capture
+    # both hold every cable once; forward stays a list in the capture's order (sorted, or nearly: a
+    # cheap sort).
     forward = []
     backward = set()
     port_guids = {}  # GUID -> {port: port GUID} from the port lines, in their order (the reader's)
@@ -452,10 +460,11 @@ def _parse_canonical(chunks):
         remote_ports = list(map(int, remote_ports))
         if len(set(zip(owners, ports, strict=True))) < len(ports) or any(map(operator.eq, owners, remotes)):
             return None  # a port listed twice (or a repeated line), or a loopback
-        rates = list(map(rate_of.__getitem__, zip(widths, speeds, strict=True)))
+        widths = list(map(known.__getitem__, widths))
+        speeds = list(map(known.__getitem__, speeds))
         ahead = list(map(operator.lt, owners, remotes))
-        forward.extend(select(zip(owners, ports, remotes, remote_ports, rates, strict=True), ahead))
-        backward.update(select(zip(remotes, remote_ports, owners, ports, rates, strict=True), map(operator.not_, ahead)))
+        forward.extend(map(_new_link, select(zip(owners, ports, remotes, remote_ports, widths, speeds, strict=True), ahead)))
+        backward.update(select(zip(remotes, remote_ports, owners, ports, widths, speeds, strict=True), map(operator.not_, ahead)))
         shown = select(zip(owners, ports, pguids, remotes, remote_ports, remote_pguids, strict=True), map(operator.add, pguids, remote_pguids))
         for guid, port, pguid, remote, remote_port, remote_pguid in shown:
             if pguid:
@@ -485,8 +494,6 @@ def _parse_canonical(chunks):
     del records, port_guids
     fabric.nodes = {guid: nodes[guid] for guid in map(canon.__getitem__, named)}
     forward.sort()
-    for index, (a_guid, a_port, b_guid, b_port, (width, speed)) in enumerate(forward):
-        forward[index] = Link(a_guid, a_port, b_guid, b_port, width, speed)  # in place: each report tuple freed as it goes
     fabric.links = forward
     return fabric
 
@@ -787,20 +794,28 @@ def parse_guid_map(text, source=None):
     return mapping
 
 
-def natural_key(name, texts=None):
-    """Sort key: digit runs compare as numbers (``leaf2`` before ``leaf10``).
+def _number(match):
+    run = match.group()
+    digits = (run.lstrip("0") or "0") if run.isascii() else str(int(run))
+    return "\0\0%c%s" % (len(digits), digits)
 
-    ``texts`` (a dict), when given, makes equal text parts one string for all the keys built with it.
+
+def natural_key(name):
+    """Sort key: digit runs compare as numbers (``leaf2`` before ``leaf10``), text without case, then ``name`` itself.
+
+    The order of comparing the parts one by one, as one string that sorts in C:
+    each digit run becomes ``\\0\\0``, a character for its length without
+    leading zeros and those digits; a NUL in the text becomes ``\\0\\1``, so
+    a text part still sorts before its own continuation.
     """
-    parts = _DIGITS_RE.split(name)  # text, digits, text, ..., text
-    parts[::2] = map(str.lower, parts[::2]) if texts is None else [texts.setdefault(text, text) for text in map(str.lower, parts[::2])]
-    parts[1::2] = map(int, parts[1::2])
-    return (tuple(parts), name)
+    text = name.lower()
+    if "\0" in text:
+        text = text.replace("\0", "\0\1")
+    return (_DIGITS_RE.sub(_number, text), name)
 
 
 def natural_sorted(names):
-    # The keys of a long host list share their text parts ("gpu"): all the keys are alive during the sort.
-    return sorted(set(names), key=functools.partial(natural_key, texts={}))
+    return sorted(set(names), key=natural_key)
 
 
 def sanitize_name(text):
@@ -1128,16 +1143,17 @@ def to_tree(fabric, guid_map=None, hca_names=None, exclude=None, name_pattern=No
     adjacency = {guid: set() for guid in switches}
     loopbacks = []
     for link in fabric.links:
-        if link.a_guid == link.b_guid:
+        a_guid, a_port, b_guid, b_port, _width, _speed = link
+        if a_guid == b_guid:
             loopbacks.append(link)
             continue
-        if link.a_guid not in switches:
-            node_ports.setdefault(link.a_guid, []).append((link.a_port, link.b_guid))
-        elif link.b_guid in switches:
-            adjacency[link.a_guid].add(link.b_guid)
-            adjacency[link.b_guid].add(link.a_guid)
-        if link.b_guid not in switches:
-            node_ports.setdefault(link.b_guid, []).append((link.b_port, link.a_guid))
+        if a_guid not in switches:
+            node_ports.setdefault(a_guid, []).append((a_port, b_guid))
+        elif b_guid in switches:
+            adjacency[a_guid].add(b_guid)
+            adjacency[b_guid].add(a_guid)
+        if b_guid not in switches:
+            node_ports.setdefault(b_guid, []).append((b_port, a_guid))
     natural = _Memo(natural_key)  # every switch name, sorted many times
 
     def hca_key(hca):
@@ -1444,7 +1460,7 @@ def dropped_summary(dropped):
     return "not rendered as nodes: %s adapters (%s); `excluded` lists each with its reason" % (sum(dropped.values()), ", ".join(counts))
 
 
-_A_GUID, _B_GUID, _WIDTH, _SPEED = map(operator.attrgetter, ("a_guid", "b_guid", "width", "speed"))
+_A_GUID, _B_GUID, _WIDTH, _SPEED = map(operator.itemgetter, (0, 2, 4, 5))  # of a Link
 
 
 def _degraded(fabric, switches, labels):
@@ -1453,7 +1469,7 @@ def _degraded(fabric, switches, labels):
     Host cables slower than the switches are not flagged: that is usually
     the adapter's own limit (DDR cards on a QDR fabric).
     """
-    # Counted in C over attribute columns: a fabric of 64k hosts has 200k links.
+    # Counted in C over columns of the links: a fabric of 64k hosts has 200k.
     links = fabric.links
     if any(map(operator.eq, map(_A_GUID, links), map(_B_GUID, links))):
         links = [link for link in links if link.a_guid != link.b_guid]  # loopbacks
