@@ -150,10 +150,13 @@ def wait_for(predicate, seconds, what):
 
 
 def switches_option(nodes, leaf_size, wait):
-    """``--switches=<fewest leaves>@<wait>`` for a multi-node job (what a job_submit policy would add), else ''."""
+    """``--switches=<fewest leaves>@<wait>`` for a multi-node job (what a job_submit policy would add), else ''.
+
+    sbatch reads a bare number after ``@`` as minutes: the wait goes as minutes:seconds.
+    """
     if wait is None or nodes < 2:
         return ""
-    return " --switches=%d@%d" % (math.ceil(nodes / leaf_size), wait)
+    return " --switches=%d@%d:%02d" % (math.ceil(nodes / leaf_size), wait // 60, wait % 60)
 
 
 def replay(controller, jobs, timeout, leaf_size=None, switches_wait=None):
