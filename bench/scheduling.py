@@ -11,6 +11,12 @@ brings it up): one job trace replayed twice, side by side in one run,
 * ``flat``: the same file without TopologyPlugin and SchedulerParameters
   (no topology, Slurm's default scheduler settings).
 
+A third configuration, ``tuned``, tries a change before it goes into the
+collection: ``--tuned KEY=VALUE`` puts slurm.conf lines in place of the
+collection's, ``--switches-wait S`` makes each multi-node job ask for its
+fewest leaf switches (``sbatch --switches=N@S``, what a job_submit policy
+would add).
+
 Both get ``PreemptExemptTime=0`` so that the short fine-tunes may preempt
 training jobs within the trace (the large inventory protects a job for 4 h).
 The trace (seeded, so both runs get the same one): training jobs of 1-64
@@ -149,17 +155,22 @@ def wait_for(predicate, seconds, what):
     raise RuntimeError("gave up waiting for %s after %d s" % (what, seconds))
 
 
-def switches_option(nodes, leaf_size, wait):
+def leaf_size(by_leaf):
+    """Nodes under the largest leaf switch: the divisor of the fewest leaves a job needs."""
+    return max(len(nodes) for nodes in by_leaf.values())
+
+
+def switches_option(nodes, per_leaf, wait):
     """``--switches=<fewest leaves>@<wait>`` for a multi-node job (what a job_submit policy would add), else ''.
 
     sbatch reads a bare number after ``@`` as minutes: the wait goes as minutes:seconds.
     """
     if wait is None or nodes < 2:
         return ""
-    return " --switches=%d@%d:%02d" % (math.ceil(nodes / leaf_size), wait // 60, wait % 60)
+    return " --switches=%d@%d:%02d" % (math.ceil(nodes / per_leaf), wait // 60, wait % 60)
 
 
-def replay(controller, jobs, timeout, leaf_size=None, switches_wait=None):
+def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None):
     """Submit the trace in real time; wait for every job (at most ``timeout`` s); the job ids.
 
     ``switches_wait``: multi-node jobs ask for their fewest leaves, waiting at most that many seconds for them.
@@ -170,7 +181,7 @@ def replay(controller, jobs, timeout, leaf_size=None, switches_wait=None):
         delay = job["at"] - (time.monotonic() - start)
         if delay > 0:
             time.sleep(delay)
-        switches = switches_option(job["nodes"], leaf_size, switches_wait)
+        switches = switches_option(job["nodes"], per_leaf, switches_wait)
         command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']}{switches} -t 10 --requeue --wrap 'sleep {job['seconds']}'"
         ids.append(sh(controller, command).strip().split(";")[0])
     deadline = start + timeout
@@ -276,7 +287,7 @@ def measure(controller, ids, by_leaf, total_gpus):
     """The figures of one run from sacct (every record, requeued runs included)."""
     fields = "JobID,Partition,NNodes,Submit,Start,End,NodeList,State"
     rows = sh(controller, "sacct -X -D -n -P -j %s -o %s" % (",".join(ids), fields)).splitlines()
-    leaf_size = max(len(nodes) for nodes in by_leaf.values())
+    size = leaf_size(by_leaf)
     busy = 0.0
     first_submit, last_end = None, None
     final = {}
@@ -296,7 +307,7 @@ def measure(controller, ids, by_leaf, total_gpus):
     for job in final.values():
         if job["nodes"] > 1 and job["state"] == "COMPLETED":
             used = len(locality.leaves_used(locality.hostlist.expand(job["nodelist"]), by_leaf))
-            ratios.append(used / math.ceil(job["nodes"] / leaf_size))
+            ratios.append(used / math.ceil(job["nodes"] / size))
     makespan = (last_end - first_submit) if final else 0
     return {
         "jobs": len(ids),
@@ -337,8 +348,7 @@ def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(
     sampler = Fragmentation(primary)
     sampler.start()
     try:
-        leaf_size = max(len(nodes) for nodes in by_leaf.values())
-        ids, timed_out = replay(primary, jobs, timeout, leaf_size, switches_wait if variant == "tuned" else None)
+        ids, timed_out = replay(primary, jobs, timeout, leaf_size(by_leaf), switches_wait if variant == "tuned" else None)
     finally:
         sampler.stopped.set()
         sampler.join()

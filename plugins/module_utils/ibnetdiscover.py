@@ -265,7 +265,7 @@ def parse_file(path):
     breaks, is read block by block by the fast path (_parse_canonical), so the
     whole text is never held: on a 64k-node fabric that is some 40 MiB less at
     the peak. Anything else is read whole and goes through :func:`parse`, with
-    the same result and messages as ``parse(read_file(path))``.
+    the same result and messages as :func:`parse` of the file's bytes.
     """
     try:
         with open(path, "rb") as handle:
