@@ -7,8 +7,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+from itertools import repeat
+from operator import itemgetter
 
-_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_DIGITS = "0123456789"
 _BRACKET = re.compile(r"^(.*?)\[([^\]]+)\](.*)$")
 
 
@@ -33,28 +35,37 @@ def compress(names):
     """Return a compact Slurm hostlist expression for ``names``.
 
     Names are grouped by their non-numeric prefix and the width of their
-    numeric suffix, so ``node9`` and ``node10`` stay distinct groups and
-    zero padding is never invented or lost. Duplicates are dropped; the
-    result is sorted naturally.
+    numeric suffix (ASCII digits, as Slurm's own hostlist reads them), so
+    ``node9`` and ``node10`` stay distinct groups and zero padding is never
+    invented or lost. Duplicates are dropped; the result is sorted
+    naturally: plain names, then (prefix, width) groups, each sorted.
     """
+    unique = list(set(names))
+    prefixes = list(map(str.rstrip, unique, repeat(_DIGITS)))  # in C: no per-name match
+    if len(set(prefixes)) == 1 and len(set(map(len, unique))) == 1 and prefixes[0] != unique[0]:
+        # One group (a leaf's hosts, most often): every name numbered, one prefix, one width.
+        prefix = prefixes[0]
+        numbers = sorted(map(int, map(itemgetter(slice(len(prefix), None)), unique)))
+        return _group(prefix, numbers, len(unique[0]) - len(prefix))
     groups = {}
     plain = []
-    # Natural order with one match per name: plain names, then (prefix, width) groups, each sorted.
-    for name in set(names):
-        match = _NUMBERED.match(name)
-        if not match:
+    for name, prefix in zip(unique, prefixes, strict=True):
+        if prefix == name:
             plain.append(name)
-            continue
-        prefix, digits = match.groups()
-        groups.setdefault((prefix, len(digits)), []).append(int(digits))
-    parts = sorted(plain)
-    for prefix, width in sorted(groups):
-        runs = _ranges(sorted(groups[prefix, width]), width)
-        if len(runs) == 1 and "-" not in runs[0]:
-            parts.append(prefix + runs[0])
         else:
-            parts.append("%s[%s]" % (prefix, ",".join(runs)))
+            groups.setdefault((prefix, len(name) - len(prefix)), []).append(int(name[len(prefix) :]))
+    parts = sorted(plain)
+    parts.extend(_group(prefix, sorted(groups[prefix, width]), width) for prefix, width in sorted(groups))
     return ",".join(parts)
+
+
+def _group(prefix, numbers, width):
+    """``prefix`` and its sorted ``numbers`` (of ``width`` digits) as one part: ``node07`` or ``node[01-04,07]``."""
+    if numbers[-1] - numbers[0] == len(numbers) - 1:  # one run (distinct numbers): no walk over them
+        if len(numbers) == 1:
+            return "%s%0*d" % (prefix, width, numbers[0])
+        return "%s[%0*d-%0*d]" % (prefix, width, numbers[0], width, numbers[-1])
+    return "%s[%s]" % (prefix, ",".join(_ranges(numbers, width)))
 
 
 def _split_top_level(expression):

@@ -19,6 +19,9 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import co
         (["gpu2", "login", "cpu1", "gpu1"], "login,cpu1,gpu[1-2]"),
         (["node001", "node002", "node099", "node100"], "node[001-002,099-100]"),
         (["rack1-node1", "rack1-node2", "rack2-node1"], "rack1-node[1-2],rack2-node1"),
+        (["node2", "node1\n"], "node1\n,node2"),
+        (["node2", "node\u0661"], "node\u0661,node2"),
+        (["gpu%05d" % i for i in range(64, 0, -1)], "gpu[00001-00064]"),
     ],
     ids=[
         "empty",
@@ -34,6 +37,9 @@ from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import co
         "plain-names-first-then-groups",
         "three-digit-padding",
         "digits-inside-prefix",
+        "line-break-not-dropped",
+        "only-ascii-digits-count",
+        "one-group-one-run",
     ],
 )
 def test_compress(names, expected):
