@@ -15,7 +15,8 @@ A third configuration, ``tuned``, tries a change before it goes into the
 collection: ``--tuned KEY=VALUE`` puts slurm.conf lines in place of the
 collection's, ``--switches-wait S`` makes each multi-node job ask for its
 fewest leaf switches (``sbatch --switches=N@S``, what a job_submit policy
-would add).
+would add); with ``--switches-one-leaf`` only the jobs that fit under one
+leaf ask (for that one leaf), the larger ones go as they are.
 
 Both get ``PreemptExemptTime=0`` so that the short fine-tunes may preempt
 training jobs within the trace (the large inventory protects a job for 4 h).
@@ -160,20 +161,22 @@ def leaf_size(by_leaf):
     return max(len(nodes) for nodes in by_leaf.values())
 
 
-def switches_option(nodes, per_leaf, wait):
+def switches_option(nodes, per_leaf, wait, one_leaf=False):
     """``--switches=<fewest leaves>@<wait>`` for a multi-node job (what a job_submit policy would add), else ''.
 
-    sbatch reads a bare number after ``@`` as minutes: the wait goes as minutes:seconds.
+    ``one_leaf``: only for a job that fits under one leaf. sbatch reads a bare number after ``@`` as minutes:
+    the wait goes as minutes:seconds.
     """
-    if wait is None or nodes < 2:
+    if wait is None or nodes < 2 or (one_leaf and nodes > per_leaf):
         return ""
     return " --switches=%d@%d:%02d" % (math.ceil(nodes / per_leaf), wait // 60, wait % 60)
 
 
-def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None):
+def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None, one_leaf=False):
     """Submit the trace in real time; wait for every job (at most ``timeout`` s); the job ids.
 
-    ``switches_wait``: multi-node jobs ask for their fewest leaves, waiting at most that many seconds for them.
+    ``switches_wait``: multi-node jobs (``one_leaf``: those that fit under one leaf) ask for their fewest leaves,
+    waiting at most that many seconds for them.
     """
     ids = []
     start = time.monotonic()
@@ -181,7 +184,7 @@ def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None):
         delay = job["at"] - (time.monotonic() - start)
         if delay > 0:
             time.sleep(delay)
-        switches = switches_option(job["nodes"], per_leaf, switches_wait)
+        switches = switches_option(job["nodes"], per_leaf, switches_wait, one_leaf)
         command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']}{switches} -t 10 --requeue --wrap 'sleep {job['seconds']}'"
         ids.append(sh(controller, command).strip().split(";")[0])
     deadline = start + timeout
@@ -340,7 +343,7 @@ COLUMNS = (
 )
 
 
-def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None):
+def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None, one_leaf=False):
     """One configuration on one trace: its figures."""
     primary = controllers[0]
     apply(controllers, variant, settings)
@@ -348,7 +351,7 @@ def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(
     sampler = Fragmentation(primary)
     sampler.start()
     try:
-        ids, timed_out = replay(primary, jobs, timeout, leaf_size(by_leaf), switches_wait if variant == "tuned" else None)
+        ids, timed_out = replay(primary, jobs, timeout, leaf_size(by_leaf), switches_wait if variant == "tuned" else None, one_leaf)
     finally:
         sampler.stopped.set()
         sampler.join()
@@ -388,6 +391,7 @@ def main(argv=None):
         metavar="SECONDS",
         help="in the third configuration, multi-node jobs ask for their fewest leaf switches (sbatch --switches=N@SECONDS)",
     )
+    parser.add_argument("--switches-one-leaf", action="store_true", help="with --switches-wait: only the jobs that fit under one leaf ask")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
     controllers = args.controllers.split(",")
@@ -404,23 +408,25 @@ def main(argv=None):
     if third:
         report["tuned"] = args.tuned
         report["switches_wait_s"] = args.switches_wait
+        report["switches_one_leaf"] = args.switches_one_leaf
     try:
         for seed in seeds:
             jobs = trace(seed, args.jobs, args.window, nodes // 2) if args.jobs else load_trace(seed, args.load, args.window, nodes)
             offered = round(gpu_seconds(jobs) / (total_gpus * args.window), 3)
             report["seeds"][seed] = {"jobs": len(jobs), "offered_load": offered, "runs": {}}
             for variant in variants:
-                report["seeds"][seed]["runs"][variant] = one_run(controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned, args.switches_wait)
+                report["seeds"][seed]["runs"][variant] = one_run(
+                    controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned, args.switches_wait, args.switches_one_leaf
+                )
             print("seed %d: %d jobs, offered load %.2f" % (seed, len(jobs), offered), flush=True)
     finally:
         restore(controllers)
     report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in variants}
     print("%d nodes, %d GPUs, %d leaves; seeds %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds))
     if third:
-        print(
-            "tuned: the collection's slurm.conf with %s%s"
-            % (", ".join(args.tuned) or "no change", "; multi-node jobs --switches=N@%d" % args.switches_wait if args.switches_wait is not None else "")
-        )
+        asking = "one-leaf" if args.switches_one_leaf else "multi-node"
+        switches = "; %s jobs --switches=N@%d" % (asking, args.switches_wait) if args.switches_wait is not None else ""
+        print("tuned: the collection's slurm.conf with %s%s" % (", ".join(args.tuned) or "no change", switches))
     print("%-20s" % "figure" + "".join(" %26s" % variant for variant in variants))
     for column in COLUMNS:
         print("%-20s" % column + "".join(" %26s" % _cell(report["summary"][variant].get(column)) for variant in variants))

@@ -142,3 +142,13 @@ def test_summary_gives_median_and_range_of_numbers_only():
         "locality_mean": {"median": 1.1, "min": 1.0, "max": 1.3},
         "wait_p50_s": {"median": 4, "min": 3, "max": 5},
     }
+
+
+def test_switches_option_asks_for_the_fewest_leaves_in_minutes_and_seconds():
+    assert scheduling.switches_option(16, 8, 90) == " --switches=2@1:30"
+    assert scheduling.switches_option(4, 8, 10) == " --switches=1@0:10"
+    assert scheduling.switches_option(1, 8, 10) == ""  # one node: always one leaf
+    assert scheduling.switches_option(16, 8, None) == ""
+    # Only the jobs that fit under one leaf ask, with --switches-one-leaf.
+    assert scheduling.switches_option(8, 8, 10, one_leaf=True) == " --switches=1@0:10"
+    assert scheduling.switches_option(9, 8, 10, one_leaf=True) == ""
