@@ -41,15 +41,13 @@ def compress(names):
     naturally: plain names, then (prefix, width) groups, each sorted.
     """
     unique = list(set(names))
-    prefixes = list(map(str.rstrip, unique, repeat(_DIGITS)))  # in C: no per-name match
-    if len(set(prefixes)) == 1 and len(set(map(len, unique))) == 1 and prefixes[0] != unique[0]:
-        # One group (a leaf's hosts, most often): every name numbered, one prefix, one width.
-        prefix = prefixes[0]
+    prefix = one_prefix(unique)
+    if prefix is not None:  # one group, a leaf's hosts most often: no per-name walk
         numbers = sorted(map(int, map(itemgetter(slice(len(prefix), None)), unique)))
         return _group(prefix, numbers, len(unique[0]) - len(prefix))
     groups = {}
     plain = []
-    for name, prefix in zip(unique, prefixes, strict=True):
+    for name, prefix in zip(unique, map(str.rstrip, unique, repeat(_DIGITS)), strict=True):
         if prefix == name:
             plain.append(name)
         else:
@@ -57,6 +55,19 @@ def compress(names):
     parts = sorted(plain)
     parts.extend(_group(prefix, sorted(groups[prefix, width]), width) for prefix, width in sorted(groups))
     return ",".join(parts)
+
+
+def one_prefix(unique):
+    """``prefix`` when the distinct names in the list ``unique`` are each ``prefix`` and ASCII digits of one width, else None.
+
+    Such names (``gpu0001`` ... ``gpu4096``) sort by their numbers in plain string order.
+    """
+    prefixes = set(map(str.rstrip, unique, repeat(_DIGITS)))  # in C: no per-name match
+    if len(prefixes) == 1 and len(set(map(len, unique))) == 1:
+        prefix = prefixes.pop()
+        if len(prefix) < len(unique[0]):
+            return prefix
+    return None
 
 
 def _group(prefix, numbers, width):

@@ -27,7 +27,7 @@ from collections import Counter, deque
 from itertools import chain, islice, repeat
 from itertools import compress as select
 
-from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress
+from ansible_collections.aicluster.slurm.plugins.module_utils.hostlist import compress, one_prefix
 from ansible_collections.aicluster.slurm.plugins.module_utils.topology import gc_paused as _gc_paused
 
 __metaclass__ = type
@@ -815,7 +815,12 @@ def natural_key(name):
 
 
 def natural_sorted(names):
-    return sorted(set(names), key=natural_key)
+    """The distinct ``names`` in :func:`natural_key` order."""
+    unique = list(set(names))
+    if one_prefix(unique) is not None:  # a host per number of one width (gpu00001 ...): natural order is plain order
+        unique.sort()
+        return unique
+    return sorted(unique, key=natural_key)
 
 
 def sanitize_name(text):

@@ -1189,3 +1189,23 @@ def test_port_cabled_twice_names_both_lines(text, message):
     with pytest.raises(FabricError) as error:
         parse(text, source="f.txt")
     assert str(error.value).startswith("f.txt " + message + ": two nodes share the GUID")
+
+
+def test_natural_sorted_orders_numbers_as_numbers():
+    assert natural_sorted(["leaf10", "leaf2", "Leaf3", "leaf2"]) == ["leaf2", "Leaf3", "leaf10"]
+    assert natural_sorted(["gpu010", "gpu009", "gpu100"]) == ["gpu009", "gpu010", "gpu100"]  # one prefix, one width
+    assert natural_sorted(["gpu10", "gpu9"]) == ["gpu9", "gpu10"]  # two widths: not plain order
+    assert natural_sorted([]) == []
+
+
+def test_natural_sorted_is_the_order_of_natural_key():
+    """Lists of one prefix and width take a shortcut (plain sort); it must give natural_key's order, ties included."""
+    rng = random.Random(11)
+    prefixes = ("gpu", "GPU", "n1-", "a\u0661", "x\0", "", "rack0", "node-0")
+    for _ in range(3000):
+        if rng.random() < 0.7:
+            prefix, width = rng.choice(prefixes), rng.choice((1, 2, 3))
+            names = ["%s%0*d" % (prefix, width, rng.randrange(10**width)) for _ in range(rng.randrange(1, 20))]
+        else:
+            names = ["".join(rng.choice("aB-_.09\u0661\0") for _ in range(rng.randrange(6))) for _ in range(rng.randrange(20))]
+        assert natural_sorted(names) == sorted(set(names), key=ibnetdiscover.natural_key), names
