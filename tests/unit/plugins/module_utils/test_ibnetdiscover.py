@@ -1202,10 +1202,10 @@ def test_natural_sorted_is_the_order_of_natural_key():
     """Lists of one prefix and width take a shortcut (plain sort); it must give natural_key's order, ties included."""
     rng = random.Random(11)
     prefixes = ("gpu", "GPU", "n1-", "a\u0661", "x\0", "", "rack0", "node-0")
-    for _ in range(3000):
+    for _trial in range(3000):
         if rng.random() < 0.7:
             prefix, width = rng.choice(prefixes), rng.choice((1, 2, 3))
-            names = ["%s%0*d" % (prefix, width, rng.randrange(10**width)) for _ in range(rng.randrange(1, 20))]
+            names = ["%s%0*d" % (prefix, width, rng.randrange(10**width)) for _name in range(rng.randrange(1, 20))]
         else:
-            names = ["".join(rng.choice("aB-_.09\u0661\0") for _ in range(rng.randrange(6))) for _ in range(rng.randrange(20))]
+            names = ["".join(rng.choice("aB-_.09\u0661\0") for _char in range(rng.randrange(6))) for _name in range(rng.randrange(20))]
         assert natural_sorted(names) == sorted(set(names), key=ibnetdiscover.natural_key), names
