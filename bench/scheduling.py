@@ -394,6 +394,8 @@ def main(argv=None):
     parser.add_argument("--switches-one-leaf", action="store_true", help="with --switches-wait: only the jobs that fit under one leaf ask")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
+    if args.switches_one_leaf and args.switches_wait is None:
+        parser.error("--switches-one-leaf needs --switches-wait SECONDS (how long those jobs wait for one leaf)")
     controllers = args.controllers.split(",")
     primary = controllers[0]
     by_leaf = locality.leaves(sh(primary, "scontrol show topology"))

@@ -5,6 +5,7 @@
 import pathlib
 import sys
 
+import pytest
 from repo_scripts import load
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
@@ -152,3 +153,10 @@ def test_switches_option_asks_for_the_fewest_leaves_in_minutes_and_seconds():
     # Only the jobs that fit under one leaf ask, with --switches-one-leaf.
     assert scheduling.switches_option(8, 8, 10, one_leaf=True) == " --switches=1@0:10"
     assert scheduling.switches_option(9, 8, 10, one_leaf=True) == ""
+
+
+def test_switches_one_leaf_without_a_wait_is_refused(capsys):
+    with pytest.raises(SystemExit) as stop:
+        scheduling.main(["--switches-one-leaf"])
+    assert stop.value.code == 2
+    assert "--switches-one-leaf needs --switches-wait" in capsys.readouterr().err
