@@ -18,8 +18,13 @@ fewest leaf switches (``sbatch --switches=N@S``, what a job_submit policy
 would add); with ``--switches-one-leaf`` only the jobs that fit under one
 leaf ask (for that one leaf), the larger ones go as they are.
 
-Both get ``PreemptExemptTime=0`` so that the short fine-tunes may preempt
-training jobs within the trace (the large inventory protects a job for 4 h).
+Every configuration keeps the protection window slurm.conf has
+(``PreemptExemptTime``, 4 h in the large inventory: no running job is
+preempted within a trace, the fine-tunes wait like the rest);
+``--exempt-time 0`` lets the fine-tunes preempt training jobs at once (the
+condition of the tables before 2026-12-07). Preempted runs and the GPU-hours
+they lost (their allocation from start to preemption, as a ``sleep`` restarts
+from nothing) are reported beside the other figures.
 The trace (seeded, so both runs get the same one): training jobs of 1-64
 nodes in llm-pretrain and short 1-4-node fine-tunes in llm-finetune, whose
 PriorityTier preempts (REQUEUE) training work; jobs are ``sleep``s, so the
@@ -47,6 +52,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -106,17 +112,22 @@ def flat(text):
     return "".join(line for line in text.splitlines(True) if not line.strip().lower().startswith(dropped))
 
 
-def exempt_none(text):
-    """slurm.conf with PreemptExemptTime=0 (replacing any value)."""
-    lines = [line for line in text.splitlines(True) if not line.lower().startswith("preemptexempttime=")]
-    return "".join(lines).rstrip("\n") + "\nPreemptExemptTime=00:00:00\n"
-
-
 def tuned(text, settings):
     """slurm.conf with each ``Key=value`` of ``settings`` in place of that key's line (appended when missing)."""
     keys = {setting.split("=", 1)[0].lower() for setting in settings}
     lines = [line for line in text.splitlines(True) if line.split("=", 1)[0].strip().lower() not in keys]
     return "".join(lines).rstrip("\n") + "\n" + "".join(setting + "\n" for setting in settings)
+
+
+def exempt(text, protection):
+    """slurm.conf with ``PreemptExemptTime=protection`` in place of its own; ``None`` keeps the file's."""
+    return text if protection is None else tuned(text, ["PreemptExemptTime=" + protection])
+
+
+def exempt_time(text):
+    """The PreemptExemptTime slurm.conf sets (its last line, as Slurm reads it), or None."""
+    values = [line.split("=", 1)[1].strip() for line in text.splitlines() if line.split("=", 1)[0].strip().lower() == "preemptexempttime"]
+    return values[-1] if values else None
 
 
 def variant_text(original, variant, settings):
@@ -127,12 +138,15 @@ def variant_text(original, variant, settings):
     return original
 
 
-def apply(controllers, variant, settings=()):
-    """Write the variant's slurm.conf on every controller and restart slurmctld, primary first."""
+def apply(controllers, variant, settings=(), protection=None):
+    """Write the variant's slurm.conf on every controller and restart slurmctld, primary first.
+
+    ``protection``: PreemptExemptTime for every configuration, None to keep the file's.
+    """
     for host in controllers:
         sh(host, "test -e %s || cp -p %s %s" % (SAVED, CONF, SAVED))
         original = sh(host, "cat %s" % SAVED)
-        text = exempt_none(variant_text(original, variant, settings))
+        text = exempt(variant_text(original, variant, settings), protection)
         subprocess.run(["docker", "exec", "-i", host, "bash", "-c", "cat > %s" % CONF], input=text, text=True, check=True)
     for host in controllers:
         sh(host, "systemctl restart slurmctld")
@@ -286,22 +300,33 @@ def sdiag(text):
     return result
 
 
+SACCT_FIELDS = "JobID,Partition,NNodes,Submit,Start,End,NodeList,State"
+
+
 def measure(controller, ids, by_leaf, total_gpus):
     """The figures of one run from sacct (every record, requeued runs included)."""
-    fields = "JobID,Partition,NNodes,Submit,Start,End,NodeList,State"
-    rows = sh(controller, "sacct -X -D -n -P -j %s -o %s" % (",".join(ids), fields)).splitlines()
+    rows = sh(controller, "sacct -X -D -n -P -j %s -o %s" % (",".join(ids), SACCT_FIELDS)).splitlines()
+    return run_figures(rows, ids, by_leaf, total_gpus)
+
+
+def run_figures(rows, ids, by_leaf, total_gpus):
+    """The figures of one run from its ``sacct -X -D -P -o SACCT_FIELDS`` rows."""
     size = leaf_size(by_leaf)
     busy = 0.0
     first_submit, last_end = None, None
     final = {}
     preempted = 0
+    lost = 0.0
     for row in rows:
         job, partition, nodes, submit, start, end, nodelist, state = row.split("|")
+        ran = start not in ("Unknown", "None") and end not in ("Unknown", "None")
+        gpu_s = int(nodes) * GPUS_PER_NODE * (stamp(end) - stamp(start)) if ran else 0.0
         if "PREEMPTED" in state or "REQUEUED" in state:
             preempted += 1
-        if start in ("Unknown", "None") or end in ("Unknown", "None"):
+            lost += gpu_s
+        if not ran:
             continue
-        busy += int(nodes) * GPUS_PER_NODE * (stamp(end) - stamp(start))
+        busy += gpu_s
         first_submit = min(first_submit or stamp(submit), stamp(submit))
         last_end = max(last_end or stamp(end), stamp(end))
         final[job] = {"partition": partition, "nodes": int(nodes), "submit": stamp(submit), "start": stamp(start), "nodelist": nodelist, "state": state}
@@ -316,6 +341,7 @@ def measure(controller, ids, by_leaf, total_gpus):
         "jobs": len(ids),
         "completed": sum(job["state"] == "COMPLETED" for job in final.values()),
         "preempted_runs": preempted,
+        "lost_gpu_hours": round(lost / 3600, 2),
         "makespan_s": makespan,
         "gpu_utilisation": round(busy / (total_gpus * makespan), 3) if makespan else None,
         "locality_mean": round(sum(ratios) / len(ratios), 3) if ratios else None,
@@ -329,6 +355,7 @@ def measure(controller, ids, by_leaf, total_gpus):
 COLUMNS = (
     "completed",
     "preempted_runs",
+    "lost_gpu_hours",
     "makespan_s",
     "gpu_utilisation",
     "locality_mean",
@@ -343,10 +370,21 @@ COLUMNS = (
 )
 
 
-def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None, one_leaf=False):
+# What slurm.conf reads as a duration: minutes, or [days-]hours:minutes[:seconds] (a bench option, not user input).
+_DURATION_RE = re.compile(r"\d+|(\d+-)?\d{1,2}:\d{2}(:\d{2})?")
+
+
+def exempt_value(text):
+    """``--exempt-time``'s value, checked before any slurm.conf changes."""
+    if not _DURATION_RE.fullmatch(text):
+        raise argparse.ArgumentTypeError("%r is not a PreemptExemptTime: minutes or [days-]HH:MM[:SS], e.g. 0 or 04:00:00" % text)
+    return text
+
+
+def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None, one_leaf=False, protection=None):
     """One configuration on one trace: its figures."""
     primary = controllers[0]
-    apply(controllers, variant, settings)
+    apply(controllers, variant, settings, protection)
     sh(primary, "sdiag -r")
     sampler = Fragmentation(primary)
     sampler.start()
@@ -392,6 +430,12 @@ def main(argv=None):
         help="in the third configuration, multi-node jobs ask for their fewest leaf switches (sbatch --switches=N@SECONDS)",
     )
     parser.add_argument("--switches-one-leaf", action="store_true", help="with --switches-wait: only the jobs that fit under one leaf ask")
+    parser.add_argument(
+        "--exempt-time",
+        type=exempt_value,
+        metavar="TIME",
+        help="PreemptExemptTime for every configuration (0: fine-tunes preempt at once); default: slurm.conf's own",
+    )
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
     if args.switches_one_leaf and args.switches_wait is None:
@@ -406,7 +450,9 @@ def main(argv=None):
     seeds = [int(seed) for seed in args.seeds.split(",")]
     third = args.tuned or args.switches_wait is not None
     variants = ("collection", "flat") + (("tuned",) if third else ())
-    report = {"nodes": nodes, "gpus": total_gpus, "leaves": len(by_leaf), "load": None if args.jobs else args.load, "window_s": args.window, "seeds": {}}
+    protection = args.exempt_time or exempt_time(sh(primary, "cat %s 2>/dev/null || cat %s" % (SAVED, CONF)))
+    report = {"nodes": nodes, "gpus": total_gpus, "leaves": len(by_leaf), "load": None if args.jobs else args.load, "window_s": args.window}
+    report.update(preempt_exempt_time=protection, seeds={})
     if third:
         report["tuned"] = args.tuned
         report["switches_wait_s"] = args.switches_wait
@@ -418,13 +464,13 @@ def main(argv=None):
             report["seeds"][seed] = {"jobs": len(jobs), "offered_load": offered, "runs": {}}
             for variant in variants:
                 report["seeds"][seed]["runs"][variant] = one_run(
-                    controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned, args.switches_wait, args.switches_one_leaf
+                    controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned, args.switches_wait, args.switches_one_leaf, args.exempt_time
                 )
             print("seed %d: %d jobs, offered load %.2f" % (seed, len(jobs), offered), flush=True)
     finally:
         restore(controllers)
     report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in variants}
-    print("%d nodes, %d GPUs, %d leaves; seeds %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds))
+    print("%d nodes, %d GPUs, %d leaves; seeds %s; PreemptExemptTime %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds, protection))
     if third:
         asking = "one-leaf" if args.switches_one_leaf else "multi-node"
         switches = "; %s jobs --switches=N@%d" % (asking, args.switches_wait) if args.switches_wait is not None else ""

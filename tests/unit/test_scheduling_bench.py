@@ -48,10 +48,25 @@ def test_tuned_replaces_the_keys_it_names_and_keeps_the_rest():
     assert scheduling.variant_text(CONF, "collection", ["SchedulerParameters=x"]) == CONF
 
 
-def test_exempt_none_replaces_the_protection_window():
-    text = scheduling.exempt_none(CONF)
+def test_exempt_keeps_or_replaces_the_protection_window():
+    assert scheduling.exempt(CONF, None) == CONF
+    assert scheduling.exempt_time(CONF) == "04:00:00"
+    text = scheduling.exempt(CONF, "0")
     assert text.count("PreemptExemptTime") == 1
-    assert text.endswith("PreemptExemptTime=00:00:00\n")
+    assert text.endswith("PreemptExemptTime=0\n")
+    assert scheduling.exempt_time(text) == "0"
+    assert scheduling.exempt_time("ClusterName=x\n") is None
+
+
+@pytest.mark.parametrize("value", ["0", "240", "04:00:00", "1-00:00", "00:30"])
+def test_exempt_value_takes_slurm_durations(value):
+    assert scheduling.exempt_value(value) == value
+
+
+@pytest.mark.parametrize("value", ["", "4h", "04:00:00\nPreemptMode=OFF", "-1", "1:2:3:4"])
+def test_exempt_value_refuses_anything_else(value):
+    with pytest.raises(scheduling.argparse.ArgumentTypeError, match="not a PreemptExemptTime"):
+        scheduling.exempt_value(value)
 
 
 def test_percentile():
@@ -160,3 +175,28 @@ def test_switches_one_leaf_without_a_wait_is_refused(capsys):
         scheduling.main(["--switches-one-leaf"])
     assert stop.value.code == 2
     assert "--switches-one-leaf needs --switches-wait" in capsys.readouterr().err
+
+
+# `sacct -X -D -n -P -o JobID,Partition,NNodes,Submit,Start,End,NodeList,State` of one run: job 11
+# ran 60 s on 2 nodes, was requeued (a fine-tune preempted it), then ran again to the end.
+SACCT = """\
+10|llm-finetune|1|2026-12-07T10:00:00|2026-12-07T10:00:00|2026-12-07T10:00:20|gpu001|COMPLETED
+11|llm-pretrain|2|2026-12-07T10:00:00|2026-12-07T10:00:10|2026-12-07T10:01:10|gpu[003,010]|REQUEUED
+11|llm-pretrain|2|2026-12-07T10:01:10|2026-12-07T10:01:40|2026-12-07T10:02:40|gpu[001-002]|COMPLETED
+12|llm-pretrain|2|2026-12-07T10:00:30|Unknown|Unknown|None assigned|CANCELLED by 0
+"""
+
+
+def test_run_figures_count_the_work_preemption_lost():
+    by_leaf = {"leaf1": ["gpu%03d" % n for n in range(1, 9)], "leaf2": ["gpu%03d" % n for n in range(9, 17)]}
+    figures = scheduling.run_figures(SACCT.splitlines(), ["10", "11", "12"], by_leaf, 16 * scheduling.GPUS_PER_NODE)
+    assert figures["preempted_runs"] == 1
+    # The requeued run: 2 nodes x 8 GPUs x 60 s.
+    assert figures["lost_gpu_hours"] == round(2 * 8 * 60 / 3600, 2)
+    assert figures["completed"] == 2
+    assert figures["makespan_s"] == 160
+    # Both runs of job 11 count as allocated: 1x8x20 + 2x8x60 + 2x8x60 GPU-seconds over 128 GPUs x 160 s.
+    assert figures["gpu_utilisation"] == round((160 + 960 + 960) / (128 * 160), 3)
+    # Only the final run of job 11 is placed (on one leaf, the fewest).
+    assert figures["locality_mean"] == 1.0
+    assert figures["wait_p50_s"] == 0
