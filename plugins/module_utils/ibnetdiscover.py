@@ -955,10 +955,11 @@ def _classify(node, guid_map, appliances, excludes, name_regex, any_appliance=No
     """
     if node.kind == "router":
         return None, None, "router", "IB router, not a compute host"
-    desc = " ".join(node.desc.split())
-    mapped = _lookup(guid_map, node)
-    label = " ".join(mapped.split()) if mapped is not None else desc
+    desc_words = node.desc.split()
+    desc = " ".join(desc_words)
+    mapped = _lookup(guid_map, node) if guid_map else None
     if mapped is None:
+        label, words = desc, desc_words
         if _SHARP_RE.search(desc):
             return None, None, "sharp", "SHARP aggregation node (in-switch reduction engine), not a host"
         if not desc or _MODEL_RE.match(desc):
@@ -969,13 +970,14 @@ def _classify(node, guid_map, appliances, excludes, name_regex, any_appliance=No
                 "unnamed: the description %r is only the adapter model (node description not set on the host, or the host is down); map its GUID in guid_map"
             )
             return None, None, "unnamed", reason % desc
-    words = label.split()
+    else:
+        words = mapped.split()
+        label = " ".join(words)
     if not words:
         return None, None, "unnamed", "unnamed: empty name in guid_map; map its GUID to a host name"
     raw_host = words[0]
     hca = words[1] if len(words) > 1 else None
     if hca is None and mapped is not None:
-        desc_words = desc.split()
         if len(desc_words) > 1 and not _MODEL_RE.match(desc):
             hca = desc_words[1]
     if name_regex is not None:
@@ -989,7 +991,7 @@ def _classify(node, guid_map, appliances, excludes, name_regex, any_appliance=No
             raw_host = match.group(1)
         if groups.get("hca"):
             hca = groups["hca"]
-    host = raw_host.split(".", 1)[0]
+    host = raw_host.partition(".")[0]
     if not _HOST_RE.match(host):
         return None, None, "invalid", "%r is not a valid host name" % raw_host
     if host.lower() in GENERIC_HOST_NAMES:
