@@ -977,9 +977,8 @@ def _classify(node, guid_map, appliances, excludes, name_regex, any_appliance=No
         return None, None, "unnamed", "unnamed: empty name in guid_map; map its GUID to a host name"
     raw_host = words[0]
     hca = words[1] if len(words) > 1 else None
-    if hca is None and mapped is not None:
-        if len(desc_words) > 1 and not _MODEL_RE.match(desc):
-            hca = desc_words[1]
+    if hca is None and mapped is not None and len(desc_words) > 1 and not _MODEL_RE.match(desc):
+        hca = desc_words[1]
     if name_regex is not None:
         match = name_regex.search(label)
         if not match:
