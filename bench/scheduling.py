@@ -22,7 +22,7 @@ Every configuration keeps the protection window slurm.conf has
 (``PreemptExemptTime``, 4 h in the large inventory: no running job is
 preempted within a trace, the fine-tunes wait like the rest);
 ``--exempt-time 0`` lets the fine-tunes preempt training jobs at once (the
-condition of the tables before 2026-12-07). Preempted runs and the GPU-hours
+condition of every table measured before 20d2e7f). Preempted runs and the GPU-hours
 they lost (their allocation from start to preemption, as a ``sleep`` restarts
 from nothing) are reported beside the other figures.
 The trace (seeded, so both runs get the same one): training jobs of 1-64
