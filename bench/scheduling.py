@@ -106,16 +106,21 @@ def load_trace(seed, load, window, nodes):
     return trace(seed, count, window, nodes // 2)
 
 
+def _key(line):
+    """The lower-cased key of a slurm.conf line (``Key=value``); the whole stripped line where it has no ``=``."""
+    return line.partition("=")[0].strip().lower()
+
+
 def flat(text):
     """slurm.conf without topology and scheduler tuning."""
-    dropped = ("topologyplugin=", "schedulerparameters=")
-    return "".join(line for line in text.splitlines(True) if not line.strip().lower().startswith(dropped))
+    dropped = ("topologyplugin", "schedulerparameters")
+    return "".join(line for line in text.splitlines(True) if _key(line) not in dropped)
 
 
 def tuned(text, settings):
     """slurm.conf with each ``Key=value`` of ``settings`` in place of that key's line (appended when missing)."""
-    keys = {setting.split("=", 1)[0].lower() for setting in settings}
-    lines = [line for line in text.splitlines(True) if line.split("=", 1)[0].strip().lower() not in keys]
+    keys = set(map(_key, settings))
+    lines = [line for line in text.splitlines(True) if _key(line) not in keys]
     return "".join(lines).rstrip("\n") + "\n" + "".join(setting + "\n" for setting in settings)
 
 
@@ -125,8 +130,8 @@ def exempt(text, protection):
 
 
 def exempt_time(text):
-    """The PreemptExemptTime slurm.conf sets (its last line, as Slurm reads it), or None."""
-    values = [line.split("=", 1)[1].strip() for line in text.splitlines() if line.split("=", 1)[0].strip().lower() == "preemptexempttime"]
+    """The value of slurm.conf's last PreemptExemptTime line, or None (for the report only)."""
+    values = [line.partition("=")[2].strip() for line in text.splitlines() if _key(line) == "preemptexempttime"]
     return values[-1] if values else None
 
 
