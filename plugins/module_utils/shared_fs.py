@@ -7,10 +7,11 @@ settings (the shared_fs_* variables without the prefix):
   server:     the address clients mount from; default the first host of group shared_fs
   servers:    the hosts of group shared_fs (empty: client-only, the site's server)
   root:       where the exports live on the server (glusterfs bricks, nfs directories)
-  exports:    [{name, path, source?, options?, clients?}]: a volume or directory name, where clients mount it,
-              the server's path where it is not root/name (a site's NFS server), extra mount options,
+  exports:    [{name, path, source?, options?, clients?, state?}]: a volume or directory name, where clients mount
+              it, the server's path where it is not root/name (a site's NFS server), extra mount options,
               the inventory groups that mount it (default: login and compute nodes; [slurmctld] for the
-              controllers' StateSaveLocation)
+              controllers' StateSaveLocation), and state: present (default) or absent (its clients unmount it
+              and drop it from fstab; servers keep serving it and its data, see docs/shared-storage.md)
   nfs_clients: networks the nfs exports allow (CIDR)
   options:    mount options over the type's defaults
 """
@@ -41,6 +42,7 @@ _PATH = re.compile(r"^/[A-Za-z0-9._/-]*$")
 _OPTION = re.compile(r"^[A-Za-z0-9_.=:/+-]+$")
 _GROUP = re.compile(r"^[A-Za-z0-9_]+$")
 DEFAULT_CLIENTS = ("slurm_login", "slurm_compute")
+STATES = ("present", "absent")
 _SYSTEM = ("/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/boot", "/proc", "/sys", "/dev", "/run", "/tmp")
 
 
@@ -84,8 +86,8 @@ def findings(settings):
     names, paths = set(), set()
     for index, item in enumerate(exports):
         where = "shared_fs_exports[%d]" % index
-        if not isinstance(item, dict) or set(item) - {"name", "path", "source", "options", "clients"}:
-            problem = "is not a mapping of name, path and optionally source, options and clients"
+        if not isinstance(item, dict) or set(item) - {"name", "path", "source", "options", "clients", "state"}:
+            problem = "is not a mapping of name, path and optionally source, options, clients and state"
             found.append(_error("shared_fs", where, item, problem, "e.g. {name: home, path: /home}"))
             continue
         clients = item.get("clients", list(DEFAULT_CLIENTS))
@@ -107,6 +109,9 @@ def findings(settings):
             problem = _path_problem(item["source"]) if kind == "nfs" else "is only for nfs (a glusterfs volume is its name)"
             if problem:
                 found.append(_error("shared_fs", where + ".source", item["source"], problem, "the server's exported path"))
+        if item.get("state", "present") not in STATES:
+            fix = "set present, or absent to unmount it from its clients"
+            found.append(_error("shared_fs", where + ".state", item["state"], "is not present or absent", fix))
         if "options" in item and _options_problem(item["options"]):
             found.append(_error("shared_fs", where + ".options", item["options"], _options_problem(item["options"]), "e.g. ro"))
     if kind == "nfs" and servers:
@@ -133,8 +138,13 @@ def source(settings, item):
     return "%s:%s" % (server(settings), item.get("source") or "%s/%s" % (settings["root"], item["name"]))
 
 
+def _clients_of(item, groups):
+    return groups is None or bool(set(groups) & set(item.get("clients", DEFAULT_CLIENTS)))
+
+
 def mounts(settings, groups=None):
-    """[{name, path, src, fstype, opts}] for the clients, in the order given; ``groups``: only what a host of these groups mounts."""
+    """[{name, path, src, fstype, opts}] for the clients, in the order given, exports marked absent left out;
+    ``groups``: only what a host of these groups mounts."""
     if settings.get("type", "none") == "none":
         return []
     base = settings.get("options") or MOUNT_OPTIONS[settings["type"]]
@@ -150,8 +160,16 @@ def mounts(settings, groups=None):
             "opts": base + ("," + item["options"] if item.get("options") else ""),
         }
         for item in settings["exports"]
-        if groups is None or set(groups) & set(item.get("clients", DEFAULT_CLIENTS))
+        if item.get("state", "present") == "present" and _clients_of(item, groups)
     ]
+
+
+def unmounts(settings, groups=None):
+    """[{name, path}] of the exports marked absent that a host of ``groups`` (None: any) mounted: to unmount and drop
+    from fstab. With type none nothing is touched, as nothing says what was mounted."""
+    if settings.get("type", "none") == "none":
+        return []
+    return [{"name": item["name"], "path": item["path"]} for item in settings["exports"] if item.get("state") == "absent" and _clients_of(item, groups)]
 
 
 def covers(exports, kind, path, group):
@@ -159,7 +177,12 @@ def covers(exports, kind, path, group):
     if kind == "none" or not isinstance(exports, list) or not isinstance(path, str):
         return ""
     for item in exports:
-        mounted = isinstance(item, dict) and group in (item.get("clients") or DEFAULT_CLIENTS) and isinstance(item.get("path"), str)
+        mounted = (
+            isinstance(item, dict)
+            and item.get("state", "present") == "present"
+            and group in (item.get("clients") or DEFAULT_CLIENTS)
+            and isinstance(item.get("path"), str)
+        )
         if mounted and (path == item["path"] or path.startswith(item["path"].rstrip("/") + "/")):
             return item.get("name") or ""
     return ""

@@ -138,3 +138,29 @@ def test_gluster_volumes_have_a_brick_per_server_and_a_replica_on_each():
 def test_a_line_break_in_a_value_is_shown_escaped():
     found = shared_fs.findings(settings(exports=[{"name": "home", "path": "/home\nx"}]))
     assert "\n" not in found[0]["message"]
+
+
+def test_an_export_marked_absent_is_unmounted_by_its_clients_and_mounted_by_none():
+    exports = [
+        {"name": "home", "path": "/home"},
+        {"name": "data", "path": "/data", "state": "absent"},
+        {"name": "slurm-state", "path": "/srv/slurm-state", "clients": ["slurmctld"], "state": "absent"},
+    ]
+    gluster = settings(type="glusterfs", exports=exports)
+    assert shared_fs.findings(gluster) == []
+    assert [m["path"] for m in shared_fs.mounts(gluster, ["slurm_compute"])] == ["/home"]
+    assert shared_fs.unmounts(gluster, ["slurm_compute"]) == [{"name": "data", "path": "/data"}]
+    assert shared_fs.unmounts(gluster, ["slurmctld"]) == [{"name": "slurm-state", "path": "/srv/slurm-state"}]
+    assert shared_fs.unmounts(gluster, ["slurmdbd"]) == []
+    # An absent export no longer holds the controllers' state; nothing is unmounted without a type.
+    assert shared_fs.covers(exports, "glusterfs", "/srv/slurm-state/slurmctld", "slurmctld") == ""
+    assert shared_fs.unmounts(settings(type="none", exports=exports)) == []
+    # The server keeps serving it (its clients may still be unmounting): the export line stays.
+    assert len(shared_fs.exports_lines(settings(exports=exports))) == 3
+
+
+@pytest.mark.parametrize("state", ["gone", "", None, ["absent"], "Absent"])
+def test_an_export_state_is_present_or_absent(state):
+    found = shared_fs.findings(settings(exports=[{"name": "a", "path": "/a", "state": state}]))
+    assert [f["variable"] for f in found] == ["shared_fs_exports[0].state"]
+    assert "is not present or absent" in found[0]["message"]
