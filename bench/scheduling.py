@@ -18,6 +18,13 @@ fewest leaf switches (``sbatch --switches=N@S``, what a job_submit policy
 would add); with ``--switches-one-leaf`` only the jobs that fit under one
 leaf ask (for that one leaf), the larger ones go as they are.
 
+``--spread-penalty P`` models what spreading costs a training job that talks
+across its leaves on every step: a multi-node job runs ``seconds × (1 + P ×
+(leaves used ÷ fewest − 1))``, the job counting its leaves at its start
+(default 0: every job runs its trace seconds, whatever its placement). Then
+``useful_utilisation`` (the trace's GPU-seconds ÷ GPUs × makespan) is the
+utilisation to read: the allocated figure counts the slowdown as work.
+
 Every configuration keeps the protection window slurm.conf has
 (``PreemptExemptTime``, 4 h in the large inventory: no running job is
 preempted within a trace, the fine-tunes wait like the rest);
@@ -53,6 +60,7 @@ import math
 import os
 import random
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -191,11 +199,25 @@ def switches_option(nodes, per_leaf, wait, one_leaf=False):
     return " --switches=%d@%d:%02d" % (math.ceil(nodes / per_leaf), wait // 60, wait % 60)
 
 
-def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None, one_leaf=False):
+def job_script(job, by_leaf=None, penalty=0.0):
+    """The batch script of one trace job (POSIX sh): a ``sleep`` of its seconds, or with ``penalty`` (a multi-node
+    job) of ``seconds × (1 + penalty × (leaves used ÷ fewest − 1))``, its leaves counted from its node list at start."""
+    if not penalty or job["nodes"] < 2:
+        return "sleep %d" % job["seconds"]
+    fewest = math.ceil(job["nodes"] / leaf_size(by_leaf))
+    ranges = " ".join(shlex.quote(locality.hostlist.compress(nodes)) for _leaf, nodes in sorted(by_leaf.items()))
+    return (
+        'mine=$(scontrol show hostnames "$SLURM_JOB_NODELIST"); used=0; '
+        'for leaf in %s; do scontrol show hostnames "$leaf" | grep -qxF -- "$mine" && used=$((used + 1)); done; '
+        "sleep $(awk -v s=%d -v p=%g -v u=$used -v f=%d 'BEGIN { printf \"%%.1f\", s * (1 + p * (u / f - 1)) }')"
+    ) % (ranges, job["seconds"], penalty, fewest)
+
+
+def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None, one_leaf=False, by_leaf=None, penalty=0.0):
     """Submit the trace in real time; wait for every job (at most ``timeout`` s); the job ids.
 
     ``switches_wait``: multi-node jobs (``one_leaf``: those that fit under one leaf) ask for their fewest leaves,
-    waiting at most that many seconds for them.
+    waiting at most that many seconds for them. ``penalty``: see :func:`job_script`.
     """
     ids = []
     start = time.monotonic()
@@ -204,7 +226,8 @@ def replay(controller, jobs, timeout, per_leaf=None, switches_wait=None, one_lea
         if delay > 0:
             time.sleep(delay)
         switches = switches_option(job["nodes"], per_leaf, switches_wait, one_leaf)
-        command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']}{switches} -t 10 --requeue --wrap 'sleep {job['seconds']}'"
+        script = shlex.quote(job_script(job, by_leaf, penalty))
+        command = f"sbatch --parsable -p {job['partition']} -A {job['account']} -N {job['nodes']}{switches} -t 10 --requeue --wrap {script}"
         ids.append(sh(controller, command).strip().split(";")[0])
     deadline = start + timeout
     while time.monotonic() < deadline:
@@ -308,14 +331,14 @@ def sdiag(text):
 SACCT_FIELDS = "JobID,Partition,NNodes,Submit,Start,End,NodeList,State"
 
 
-def measure(controller, ids, by_leaf, total_gpus):
+def measure(controller, ids, by_leaf, total_gpus, work=None):
     """The figures of one run from sacct (every record, requeued runs included)."""
     rows = sh(controller, "sacct -X -D -n -P -j %s -o %s" % (",".join(ids), SACCT_FIELDS)).splitlines()
-    return run_figures(rows, ids, by_leaf, total_gpus)
+    return run_figures(rows, ids, by_leaf, total_gpus, work)
 
 
-def run_figures(rows, ids, by_leaf, total_gpus):
-    """The figures of one run from its ``sacct -X -D -P -o SACCT_FIELDS`` rows."""
+def run_figures(rows, ids, by_leaf, total_gpus, work=None):
+    """The figures of one run from its ``sacct -X -D -P -o SACCT_FIELDS`` rows; ``work``: the trace's GPU-seconds."""
     size = leaf_size(by_leaf)
     busy = 0.0
     first_submit, last_end = None, None
@@ -349,6 +372,7 @@ def run_figures(rows, ids, by_leaf, total_gpus):
         "lost_gpu_hours": round(lost / 3600, 2),
         "makespan_s": makespan,
         "gpu_utilisation": round(busy / (total_gpus * makespan), 3) if makespan else None,
+        "useful_utilisation": round(work / (total_gpus * makespan), 3) if makespan and work else None,
         "locality_mean": round(sum(ratios) / len(ratios), 3) if ratios else None,
         "locality_worst": round(max(ratios), 3) if ratios else None,
         "multi_node_jobs": len(ratios),
@@ -363,6 +387,7 @@ COLUMNS = (
     "lost_gpu_hours",
     "makespan_s",
     "gpu_utilisation",
+    "useful_utilisation",
     "locality_mean",
     "locality_worst",
     "fragmentation_mean",
@@ -386,7 +411,15 @@ def exempt_value(text):
     return text
 
 
-def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None, one_leaf=False, protection=None):
+def penalty_value(text):
+    """``--spread-penalty``'s value: a number from 0 to 10."""
+    value = float(text) if re.fullmatch(r"\d+(\.\d+)?", text) else -1.0
+    if not 0 <= value <= 10:
+        raise argparse.ArgumentTypeError("%r is not a spread penalty: a number from 0 to 10, e.g. 0.1 (10 %% per extra leaf share)" % text)
+    return value
+
+
+def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(), switches_wait=None, one_leaf=False, protection=None, penalty=0.0):
     """One configuration on one trace: its figures."""
     primary = controllers[0]
     apply(controllers, variant, settings, protection)
@@ -394,11 +427,11 @@ def one_run(controllers, variant, jobs, by_leaf, total_gpus, timeout, settings=(
     sampler = Fragmentation(primary)
     sampler.start()
     try:
-        ids, timed_out = replay(primary, jobs, timeout, leaf_size(by_leaf), switches_wait if variant == "tuned" else None, one_leaf)
+        ids, timed_out = replay(primary, jobs, timeout, leaf_size(by_leaf), switches_wait if variant == "tuned" else None, one_leaf, by_leaf, penalty)
     finally:
         sampler.stopped.set()
         sampler.join()
-    figures = measure(primary, ids, by_leaf, total_gpus)
+    figures = measure(primary, ids, by_leaf, total_gpus, gpu_seconds(jobs))
     figures.update(sdiag(sh(primary, "sdiag")), timed_out=timed_out)
     figures.update(sampler.figures(total_gpus))
     figures["jobs_started_per_s"] = round(figures.get("jobs_started", 0) / figures["makespan_s"], 3) if figures["makespan_s"] else None
@@ -441,6 +474,13 @@ def main(argv=None):
         metavar="TIME",
         help="PreemptExemptTime for every configuration (0: fine-tunes preempt at once); default: slurm.conf's own",
     )
+    parser.add_argument(
+        "--spread-penalty",
+        type=penalty_value,
+        default=0.0,
+        metavar="P",
+        help="a multi-node job runs seconds x (1 + P x (leaves used / fewest - 1)); default 0 (placement costs no time)",
+    )
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "scheduling.json"))
     args = parser.parse_args(argv)
     if args.switches_one_leaf and args.switches_wait is None:
@@ -457,7 +497,7 @@ def main(argv=None):
     variants = ("collection", "flat") + (("tuned",) if third else ())
     protection = args.exempt_time or exempt_time(sh(primary, "cat %s 2>/dev/null || cat %s" % (SAVED, CONF)))
     report = {"nodes": nodes, "gpus": total_gpus, "leaves": len(by_leaf), "load": None if args.jobs else args.load, "window_s": args.window}
-    report.update(preempt_exempt_time=protection, seeds={})
+    report.update(preempt_exempt_time=protection, spread_penalty=args.spread_penalty, seeds={})
     if third:
         report["tuned"] = args.tuned
         report["switches_wait_s"] = args.switches_wait
@@ -469,13 +509,26 @@ def main(argv=None):
             report["seeds"][seed] = {"jobs": len(jobs), "offered_load": offered, "runs": {}}
             for variant in variants:
                 report["seeds"][seed]["runs"][variant] = one_run(
-                    controllers, variant, jobs, by_leaf, total_gpus, args.timeout, args.tuned, args.switches_wait, args.switches_one_leaf, args.exempt_time
+                    controllers,
+                    variant,
+                    jobs,
+                    by_leaf,
+                    total_gpus,
+                    args.timeout,
+                    args.tuned,
+                    args.switches_wait,
+                    args.switches_one_leaf,
+                    args.exempt_time,
+                    args.spread_penalty,
                 )
             print("seed %d: %d jobs, offered load %.2f" % (seed, len(jobs), offered), flush=True)
     finally:
         restore(controllers)
     report["summary"] = {variant: summary([report["seeds"][seed]["runs"][variant] for seed in seeds]) for variant in variants}
-    print("%d nodes, %d GPUs, %d leaves; seeds %s; PreemptExemptTime %s; median (min-max)" % (nodes, total_gpus, len(by_leaf), args.seeds, protection))
+    print(
+        "%d nodes, %d GPUs, %d leaves; seeds %s; PreemptExemptTime %s; spread penalty %g; median (min-max)"
+        % (nodes, total_gpus, len(by_leaf), args.seeds, protection, args.spread_penalty)
+    )
     if third:
         asking = "one-leaf" if args.switches_one_leaf else "multi-node"
         switches = "; %s jobs --switches=N@%d" % (asking, args.switches_wait) if args.switches_wait is not None else ""

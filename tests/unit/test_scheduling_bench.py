@@ -3,6 +3,7 @@
 """bench/scheduling.py: the trace, the flat baseline's slurm.conf, sdiag and percentiles."""
 
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -200,3 +201,49 @@ def test_run_figures_count_the_work_preemption_lost():
     # Only the final run of job 11 is placed (on one leaf, the fewest).
     assert figures["locality_mean"] == 1.0
     assert figures["wait_p50_s"] == 0
+    # Without the trace's GPU-seconds there is no useful utilisation; with them, they over GPUs x makespan.
+    assert figures["useful_utilisation"] is None
+    useful = scheduling.run_figures(SACCT.splitlines(), ["10", "11", "12"], by_leaf, 16 * scheduling.GPUS_PER_NODE, work=1280)
+    assert useful["useful_utilisation"] == round(1280 / (128 * 160), 3)
+
+
+LEAVES = {"leaf1": ["gpu%03d" % n for n in range(1, 5)], "leaf2": ["gpu%03d" % n for n in range(5, 9)], "leaf3": ["gpu%03d" % n for n in range(9, 13)]}
+
+
+def test_job_script_is_a_plain_sleep_without_a_penalty_or_for_one_node():
+    assert scheduling.job_script({"nodes": 4, "seconds": 60}) == "sleep 60"
+    assert scheduling.job_script({"nodes": 1, "seconds": 60}, LEAVES, 0.5) == "sleep 60"
+
+
+@pytest.mark.parametrize(
+    ("nodelist", "nodes", "slept"),
+    [
+        # 4 nodes fit one leaf: on one, on two, on three leaves.
+        ("gpu[001-004]", 4, "60.0"),
+        ("gpu[003-006]", 4, "90.0"),
+        ("gpu[004-005],gpu[009-010]", 4, "120.0"),
+        # 8 nodes need two leaves: on two, on three.
+        ("gpu[001-008]", 8, "60.0"),
+        ("gpu[003-010]", 8, "75.0"),
+    ],
+)
+def test_job_script_sleeps_longer_the_more_leaves_it_spans(tmp_path, nodelist, nodes, slept):
+    """The script as slurmd runs it (sh), with a stand-in scontrol (the collection's hostlist) and sleep (echo)."""
+    module_utils = pathlib.Path(__file__).resolve().parents[2] / "plugins" / "module_utils"
+    scontrol = tmp_path / "scontrol"
+    scontrol.write_text(
+        "#!%s\nimport sys\nsys.path.insert(0, %r)\nimport hostlist\nprint('\\n'.join(hostlist.expand(sys.argv[3])))\n" % (sys.executable, str(module_utils))
+    )
+    (tmp_path / "sleep").write_text('#!/bin/sh\necho "$1"\n')
+    for tool in ("scontrol", "sleep"):
+        (tmp_path / tool).chmod(0o755)
+    script = scheduling.job_script({"nodes": nodes, "seconds": 60}, LEAVES, 0.5)
+    env = {"PATH": "%s:/usr/bin:/bin" % tmp_path, "SLURM_JOB_NODELIST": nodelist}
+    proc = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert proc.stdout.strip() == slept
+
+
+@pytest.mark.parametrize("value", ["-0.1", "11", "nan", "0.1\n", "x"])
+def test_penalty_value_refuses_anything_but_a_number_from_0_to_10(value):
+    with pytest.raises(scheduling.argparse.ArgumentTypeError):
+        scheduling.penalty_value(value)
