@@ -1,10 +1,10 @@
 # Copyright: (c) 2026, aicluster.slurm contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shared filesystem (plugins/module_utils/shared_fs.py): ``shared_fs_findings`` (the shared_fs_* variables'
-problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts), ``shared_fs_unmounts`` (the exports marked absent that it
-unmounts), ``shared_fs_exports`` (an nfs
-server's /etc/exports lines), ``shared_fs_covers`` (the export a group mounts over a path) and
-``shared_fs_gluster_create`` (the gluster volume create arguments of one export)."""
+problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts), ``shared_fs_unmounts`` (the
+exports marked absent that it unmounts), ``shared_fs_exports`` (an nfs server's /etc/exports lines),
+``shared_fs_covers`` (the export a group mounts over a path) and ``shared_fs_gluster_create`` (the gluster volume
+create arguments of one export)."""
 
 from __future__ import absolute_import, division, print_function
 
