@@ -7,7 +7,7 @@ controller (tests/secrets/inventory.yml), and
 site.yml runs once at -vvv with random secrets generated here and given in a
 0600 vars file: the database password, the MinIO root password, the jobs'
 secret key and the monitoring admin password. They are hostile on purpose: spaces, quotes, #, $, backslashes,
-backquotes, ; and non-ASCII letters, so each file's quoting
+backquotes, ; and non-ASCII letters, every character of the set in every run (dealt over the secrets), so each file's quoting
 (plugins/module_utils/quoting.py) is proved by the services that read them:
 slurmdbd logs in to MariaDB with its StoragePass, MinIO takes its root
 password from /etc/default/minio (the role then creates the bucket with it),
@@ -106,17 +106,34 @@ HASHED = ("tls_monitoring_admin_password",)
 WHITESPACE = re.compile(rb"\s+")
 
 
-def random_secret(name, length=24):
-    """Letters and digits with hostile characters and non-ASCII letters mixed in, starting with a space (but TRIMMED)."""
-    hostile = [char for char in HOSTILE if char not in FORBIDDEN.get(name, "")]
-    chars = [secrets.choice(string.ascii_letters + string.digits) for position in range(length - 6)]
-    chars += [secrets.choice(hostile) for position in range(4)] + [secrets.choice(NON_ASCII) for position in range(2)]
+def deal(names):
+    """{name: [characters]}: every character of HOSTILE once and NON_ASCII twice round, dealt over the secrets in
+    turn (a secret that forbids a character passes it to the next), so that every run carries the whole set."""
+    dealt = {name: [] for name in names}
+    turn = 0
+    for char in HOSTILE + NON_ASCII * 2:
+        while char in FORBIDDEN.get(names[turn % len(names)], ""):
+            turn += 1
+        dealt[names[turn % len(names)]].append(char)
+        turn += 1
+    return dealt
+
+
+def random_secret(name, dealt, length=24):
+    """The dealt characters and random letters and digits, shuffled, starting with a space (but TRIMMED)."""
+    inner = length - 1 if name not in TRIMMED else length - 2
+    chars = list(dealt) + [secrets.choice(string.ascii_letters + string.digits) for position in range(inner - len(dealt))]
     secrets.SystemRandom().shuffle(chars)
     # A space at either end is the hardest case for the parsers that trim; keep one there, except where the
-    # service itself trims (MinIO's root password from its environment; preflight refuses one).
+    # service itself trims (MinIO's root password from its environment; preflight refuses one): letters there.
     if name in TRIMMED:
-        return secrets.choice(string.ascii_letters) + "".join(chars[1:-1]) + secrets.choice(string.ascii_letters)
-    return " " + "".join(chars[1:])
+        return secrets.choice(string.ascii_letters) + "".join(chars) + secrets.choice(string.ascii_letters)
+    return " " + "".join(chars)
+
+
+def random_secrets(names):
+    """{name: secret} for the run: together they hold every hostile and non-ASCII character, whatever the draw."""
+    return {name: random_secret(name, chars) for name, chars in deal(list(names)).items()}
 
 
 def encodings(name, value):
@@ -343,7 +360,7 @@ def main():
 
     started = time.monotonic()
     groups = inventory_groups()
-    generated = {name: random_secret(name) for name in USED_IN}
+    generated = random_secrets(USED_IN)
     report = {"inventories": INVENTORIES, "hosts": groups["all"]}
     with tempfile.TemporaryDirectory(prefix="aicluster-secrets-") as work:
         secrets_file = Path(work) / "secrets.json"

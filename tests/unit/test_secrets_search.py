@@ -18,16 +18,27 @@ def _needles():
 
 
 def test_random_secrets_are_long_hostile_and_differ():
-    first, second = secrets_run.random_secret("minio_checkpoint_secret_key"), secrets_run.random_secret("minio_checkpoint_secret_key")
-    assert len(first) == 24
+    first, second = secrets_run.random_secrets(secrets_run.USED_IN), secrets_run.random_secrets(secrets_run.USED_IN)
     assert first != second
-    assert first.startswith(" ")
-    assert not secrets_run.random_secret("minio_root_password").startswith(" ")
-    assert sum(char in secrets_run.HOSTILE for char in first) >= 4
-    assert sum(char in secrets_run.NON_ASCII for char in first) >= 1
-    assert len(first.encode()) <= 40  # MinIO's limit
+    for name, value in first.items():
+        assert len(value) == 24, name
+        assert value.startswith(" ") == (name not in secrets_run.TRIMMED), name
+        assert not value.endswith(" ") or name not in secrets_run.TRIMMED
+        assert sum(char in secrets_run.HOSTILE for char in value) >= 4, name
+        assert sum(char in secrets_run.NON_ASCII for char in value) >= 1, name
+        assert len(value.encode()) <= 40, name  # MinIO's limit
     # Slurm's files cannot carry a double quote: the database password never has one.
-    assert all('"' not in secrets_run.random_secret("slurmdbd_storage_pass") for attempt in range(200))
+    assert all('"' not in secrets_run.random_secrets(secrets_run.USED_IN)["slurmdbd_storage_pass"] for attempt in range(200))
+
+
+@pytest.mark.parametrize("attempt", range(20))
+def test_every_hostile_character_is_in_every_run(attempt):
+    """Not left to chance: each character of the set is in some secret of every run, the forbidden ones elsewhere."""
+    run = secrets_run.random_secrets(secrets_run.USED_IN)
+    for char in secrets_run.HOSTILE + secrets_run.NON_ASCII:
+        holders = [name for name, value in run.items() if char in value[1:]]
+        assert holders, repr(char)
+        assert all(char not in secrets_run.FORBIDDEN.get(name, "") for name in holders), repr(char)
 
 
 def test_clean_output_has_no_hits():
