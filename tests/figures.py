@@ -5,11 +5,11 @@
 Reads what the producers wrote under build/figures/: badinput.json (make
 badinput: tests/badinput/run.py), secrets.json (make secrets:
 tests/secrets/run.py), outage.json (the midsize scenario's verify,
-molecule/shared/verify/outage.yml) and outsider.json (the startup scenario's
-verify, molecule/shared/verify/outsider.yml). Prints
+molecule/shared/verify/outage.yml) and outsider-<layout>.json (the verify of
+each scenario and release in LAYOUTS, molecule/shared/verify/outsider.yml). Prints
 
     bad inputs rejected cleanly N of N | cluster down after bad input 0 | secret hits in logs 0 | jobs lost across the outage 0
-    | unauthenticated endpoints 0
+    | unauthenticated endpoints 0 of N sockets on M hosts in K layouts
 
 writes build/figures/summary.json, and exits non-zero when a figure is
 missing, malformed or bad.
@@ -94,23 +94,29 @@ def outage(document):
     return lost, str(lost), problems
 
 
-def outsider(document):
-    """(value, text, problems) of the outsider probe: endpoints that served data without credentials."""
-    listening = _int(document, "listening")
-    reachable, unauthenticated = document.get("outsider_reachable"), document.get("unauthenticated")
-    if not isinstance(reachable, list) or not isinstance(unauthenticated, list):
-        raise ValueError("has no lists outsider_reachable and unauthenticated")
-    count = _int(document, "outsider_unauthenticated") + len(unauthenticated)
-    problems = []
-    if listening == 0:
-        problems.append("no listening port was probed")
-    if reachable:
-        problems.append("the outsider reached %s" % ", ".join(reachable))
-    if count:
-        problems.append("%d endpoints served data without credentials: %s" % (count, ", ".join(unauthenticated)))
-    if document.get("not_cluster_tls"):
-        problems.append("HTTP endpoints without the cluster CA's TLS: %s" % ", ".join(document["not_cluster_tls"]))
-    return count, str(count), problems
+# The layouts whose every socket the outsider probe must have classified (molecule/shared/verify/outsider.yml):
+# scenario-release, as the file outsider-<layout>.json is named.
+LAYOUTS = ("startup-trixie", "startup-forky", "midsize-trixie", "storage-trixie", "large-trixie")
+
+
+def outsider(documents):
+    """(value, text, problems) of the outsider probe over every layout: sockets that served data without credentials."""
+    problems, sockets, hosts, count, probed = [], 0, 0, 0, 0
+    for layout in LAYOUTS:
+        document = documents.get("outsider-%s.json" % layout)
+        probed += document is not None
+        if document is None:
+            scenario, release = layout.rsplit("-", 1)
+            problems.append("layout %s was not probed: run make scenario S=%s LAB_RELEASE=%s" % (layout, scenario, release))
+            continue
+        unauthenticated, found = document.get("unauthenticated"), document.get("problems")
+        if not isinstance(unauthenticated, list) or not isinstance(found, list):
+            raise ValueError("outsider-%s.json has no lists unauthenticated and problems" % layout)
+        sockets, hosts, count = sockets + _int(document, "sockets"), hosts + _int(document, "hosts"), count + len(unauthenticated)
+        if document["sockets"] == 0:
+            problems.append("%s: no listening socket was probed" % layout)
+        problems.extend("%s: %s" % (layout, problem) for problem in found)
+    return count, "%d of %d sockets on %d hosts in %d layouts" % (count, sockets, hosts, probed), problems
 
 
 # (key, label, file, producer, judge)
@@ -119,7 +125,7 @@ FIGURES = (
     ("cluster_down_after_bad_input", "cluster down after bad input", "badinput.json", "make badinput", cluster_down),
     ("secret_hits_in_logs", "secret hits in logs", "secrets.json", "make secrets", secrets),
     ("jobs_lost_across_the_outage", "jobs lost across the outage", "outage.json", "make scenario S=midsize", outage),
-    ("unauthenticated_endpoints", "unauthenticated endpoints", "outsider.json", "make scenario S=startup LAB_RELEASE=forky", outsider),
+    ("unauthenticated_endpoints", "unauthenticated endpoints", "outsider-*.json", "the scenarios of LAYOUTS", outsider),
 )
 
 
@@ -130,9 +136,17 @@ def collect(directory):
         path = Path(directory) / name
         row = {"key": key, "label": label, "file": str(path), "value": None, "text": "missing", "problems": []}
         try:
-            document = json.loads(path.read_text())
-            if not isinstance(document, dict):
-                raise ValueError("is not a JSON object")
+            if "*" in name:
+                # One file per layout: the judge gets them all by file name.
+                document = {found.name: json.loads(found.read_text()) for found in sorted(Path(directory).glob(name))}
+                if not document:
+                    raise FileNotFoundError(path)
+                if not all(isinstance(value, dict) for value in document.values()):
+                    raise ValueError("holds a file that is not a JSON object")
+            else:
+                document = json.loads(path.read_text())
+                if not isinstance(document, dict):
+                    raise ValueError("is not a JSON object")
             row["value"], row["text"], row["problems"] = judge(document)
         except FileNotFoundError:
             row["problems"] = ["%s is missing: run %s" % (path, producer)]

@@ -21,8 +21,9 @@ GOOD = {
     },
     "secrets.json": {"secret_hits": 0, "secrets_checked": ["munge key (raw)"], "files_checked": 11, "bad_modes": [], "passed": True},
     "outage.json": {"jobs_submitted": 10, "jobs_recorded": 10, "jobs_lost": 0},
-    "outsider.json": {"listening": 9, "outsider_reachable": [], "outsider_unauthenticated": 0, "unauthenticated": [], "not_cluster_tls": []},
 }
+OUTSIDER = {"sockets": 9, "hosts": 3, "unauthenticated": [], "problems": [], "allowed": {}}
+GOOD.update({"outsider-%s.json" % layout: dict(OUTSIDER, layout=layout) for layout in figures.LAYOUTS})
 
 
 def _write(directory, documents):
@@ -35,7 +36,10 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
     assert figures.main(["--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "bad inputs rejected cleanly 56 of 56 | cluster down after bad input 0 | secret hits in logs 0 | jobs lost across the outage 0" in out
-    assert "| unauthenticated endpoints 0" in out
+    assert (
+        "| unauthenticated endpoints 0 of %d sockets on %d hosts in %d layouts" % (9 * len(figures.LAYOUTS), 3 * len(figures.LAYOUTS), len(figures.LAYOUTS))
+        in out
+    )
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["passed"] is True
     assert summary["figures"] == {
@@ -52,10 +56,18 @@ def test_all_good_prints_one_line_and_writes_the_summary(tmp_path, capsys):
     [
         ("badinput.json", {"rejected_cleanly": 55, "total": 56, "baseline": {"passed": True}}, "1 of 56 cases were not rejected cleanly"),
         ("badinput.json", {"rejected_cleanly": 0, "total": 0, "baseline": {"passed": True}}, "no case was tried"),
-        ("outsider.json", dict(GOOD["outsider.json"], outsider_reachable=["ctl:9090"]), "the outsider reached ctl:9090"),
-        ("outsider.json", dict(GOOD["outsider.json"], unauthenticated=["node1:9100"]), "1 endpoints served data without credentials: node1:9100"),
-        ("outsider.json", dict(GOOD["outsider.json"], not_cluster_tls=["node1:9101"]), "without the cluster CA's TLS: node1:9101"),
-        ("outsider.json", dict(GOOD["outsider.json"], listening=0), "no listening port was probed"),
+        (
+            "outsider-midsize-trixie.json",
+            dict(OUTSIDER, problems=["the outsider reached ctl:9090 (prometheus)"]),
+            "midsize-trixie: the outsider reached ctl:9090",
+        ),
+        (
+            "outsider-large-trixie.json",
+            dict(OUTSIDER, unauthenticated=["node1:9100"], problems=["node1:9100 (x) serves /metrics without credentials"]),
+            "large-trixie: node1:9100 (x) serves /metrics",
+        ),
+        ("outsider-startup-forky.json", dict(OUTSIDER, sockets=0), "startup-forky: no listening socket was probed"),
+        ("outsider-startup-trixie.json", dict(OUTSIDER, problems="none"), "has no lists unauthenticated and problems"),
         ("badinput.json", {"rejected_cleanly": 56, "total": 56, "baseline": {"passed": False}}, "did not pass preflight"),
         (
             "badinput.json",
@@ -100,3 +112,11 @@ def test_a_missing_figure_names_its_producer(tmp_path, capsys):
     assert "jobs lost across the outage missing" in out
     rows = figures.collect(tmp_path)
     assert [row["problems"] == [] for row in rows] == [True, True, True, False, True]
+
+
+def test_a_layout_not_probed_names_its_scenario(tmp_path, capsys):
+    _write(tmp_path, {name: document for name, document in GOOD.items() if name != "outsider-storage-trixie.json"})
+    assert figures.main(["--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "layout storage-trixie was not probed: run make scenario S=storage LAB_RELEASE=trixie" in out
+    assert "in %d layouts" % (len(figures.LAYOUTS) - 1) in out
