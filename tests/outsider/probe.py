@@ -14,7 +14,7 @@ lists the paths that answered 2xx: data served without authentication.
 
 ``probe.py report``: reads ``{"layout", "hosts": {host: listening}, "outside":
 probe results from the outsider, "inside": probe results from a cluster host,
-"allowed": [{"process", "reason"}]}`` on stdin and prints the layout's report:
+"allowed": [{"process", "reason", "paths" (optional)}]}`` on stdin and prints the layout's report:
 each socket as the outsider sees it (``dropped`` by the firewall or
 ``reached``) and as a cluster host sees it without credentials (:func:`classify`),
 and the problems.
@@ -123,15 +123,18 @@ def probe_one(target, ca):
 def classify(inside, process, allowed):
     """What a cluster host gets from one TCP socket without credentials: ``credentials`` (HTTP that serves nothing
     without them), ``other`` (no HTTP answer: Slurm's munge-authenticated RPC, MariaDB's login, GlusterFS),
-    ``allowed`` (served without credentials, in the allow-list) or ``open`` (served, not allowed: a failure)."""
-    if inside.get("open_paths"):
-        return "allowed" if process in allowed else "open"
+    ``allowed`` (served without credentials, in the allow-list: the process, and the paths where the entry names
+    them) or ``open`` (served, not allowed: a failure)."""
+    served = inside.get("open_paths")
+    if served:
+        entry = allowed.get(process)
+        return "allowed" if entry is not None and set(served) <= set(entry.get("paths") or served) else "open"
     return "credentials" if inside.get("http") else "other"
 
 
 def report(document):
     """The layout's report: every socket as the outsider and a cluster host see it, the counts, and the problems."""
-    allowed = {entry["process"]: entry["reason"] for entry in document.get("allowed", [])}
+    allowed = {entry["process"]: entry for entry in document.get("allowed", [])}
     outside = {(r["host"], r["port"]): r for r in document["outside"]}
     inside = {(r["host"], r["port"]): r for r in document["inside"]}
     sockets, problems = [], []
@@ -171,7 +174,7 @@ def report(document):
         "auth": counts,
         "dropped": sum(row.get("outsider") == "dropped" for row in sockets),
         "unauthenticated": ["%s:%d" % (row["host"], row["port"]) for row in sockets if row["auth"] == "open"],
-        "allowed": {"%s:%d" % (row["host"], row["port"]): allowed[row["process"]] for row in sockets if row["auth"] == "allowed"},
+        "allowed": {"%s:%d" % (row["host"], row["port"]): allowed[row["process"]]["reason"] for row in sockets if row["auth"] == "allowed"},
         "problems": problems,
         "table": sockets,
     }
