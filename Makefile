@@ -62,8 +62,8 @@ lab-destroy: $(VENV)/.stamp collection
 	ansible-playbook -i inventories/lab lab/destroy.yml
 
 # Every step (lint, unit, sanity, build, promtool, topology-it, badinput,
-# secrets, the molecule scenarios upgrade, startup (on forky, with
-# monitoring), midsize, day2, storage, large and gpu) in AICLUSTER_TEST_JOBS lanes (2), logs in build/logs/, then
+# secrets, the molecule scenarios upgrade, startup (on trixie and on forky,
+# with monitoring and day 2), midsize, storage, large and gpu) in AICLUSTER_TEST_JOBS lanes (2), logs in build/logs/, then
 # figures and the timing table (build/figures/timings.json; tests/README.md).
 test: $(VENV)/.stamp collection image
 	python tests/harness.py
