@@ -90,3 +90,11 @@ def test_the_allow_list_is_documented_with_its_reasons():
     section = section[: section.index("\n#", 1)] if "\n#" in section[1:] else section
     documented = re.findall(r"^\| `([a-z_]+)` \|", section, re.MULTILINE)
     assert documented == [entry["process"] for entry in allowed]
+
+
+def test_an_allowed_process_with_paths_is_allowed_those_paths_only():
+    allowed = {"minio": {"process": "minio", "reason": "the console's login page", "paths": ["/"]}}
+    assert probe.classify({"http": {"/": 200}, "open_paths": ["/"]}, "minio", allowed) == "allowed"
+    assert probe.classify({"http": {"/": 200, "/metrics": 200}, "open_paths": ["/", "/metrics"]}, "minio", allowed) == "open"
+    assert probe.classify({"http": {"/": 403}, "open_paths": []}, "minio", allowed) == "credentials"
+    assert probe.classify({"http": {}, "open_paths": []}, "mariadbd", allowed) == "other"
