@@ -31,10 +31,10 @@ SERVICES = (
     ("alertmanager", ("monitoring",), "prometheus_alertmanager_port", "9093", "clients"),
     ("minio", ("minio",), "minio_port", "9000", "clients"),
     ("minio_console", ("minio",), "minio_console_port", "9001", "clients"),
-    # Fixed ports (no setting): glusterd, the bricks' (glusterfsd takes them from 49152 up,
-    # one per volume) and NFSv4's.
+    # glusterd's and NFSv4's fixed ports; the bricks' range, which roles/shared_fs
+    # gives glusterd (GlusterFS 11 picks each brick's port at random within it).
     ("glusterfs", ("shared_fs",), None, "24007-24008", "cluster"),
-    ("glusterfs_bricks", ("shared_fs",), None, "49152-49251", "cluster"),
+    ("glusterfs_bricks", ("shared_fs",), "shared_fs_glusterfs_brick_ports", "49152-49251", "cluster"),
     ("nfs", ("shared_fs",), None, "2049", "cluster"),
 )
 # Services that open only with this shared_fs_type (settings key shared_fs_type).

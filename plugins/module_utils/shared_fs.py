@@ -14,6 +14,7 @@ settings (the shared_fs_* variables without the prefix):
               and drop it from fstab; servers keep serving it and its data, see docs/shared-storage.md)
   nfs_clients: networks the nfs exports allow (CIDR)
   options:    mount options over the type's defaults
+  brick_ports: glusterfs: the port range glusterd gives its bricks, "low-high" (the host firewall opens it)
 """
 
 from __future__ import absolute_import, division, print_function
@@ -41,6 +42,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 _PATH = re.compile(r"^/[A-Za-z0-9._/-]*$")
 _OPTION = re.compile(r"^[A-Za-z0-9_.=:/+-]+$")
 _GROUP = re.compile(r"^[A-Za-z0-9_]+$")
+_PORTS = re.compile(r"([0-9]{4,5})-([0-9]{4,5})")
 DEFAULT_CLIENTS = ("slurm_login", "slurm_compute")
 STATES = ("present", "absent")
 _SYSTEM = ("/", "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/boot", "/proc", "/sys", "/dev", "/run", "/tmp")
@@ -114,6 +116,8 @@ def findings(settings):
             found.append(_error("shared_fs", where + ".state", item["state"], "is not present or absent", fix))
         if "options" in item and _options_problem(item["options"]):
             found.append(_error("shared_fs", where + ".options", item["options"], _options_problem(item["options"]), "e.g. ro"))
+    if kind == "glusterfs" and servers:
+        found.extend(_brick_ports_problems(settings.get("brick_ports"), len(names)))
     if kind == "nfs" and servers:
         clients = settings.get("nfs_clients")
         if not isinstance(clients, list) or not clients:
@@ -125,6 +129,18 @@ def findings(settings):
                 except ValueError:
                     found.append(_error("shared_fs", "shared_fs_nfs_clients", client, "is not a network", "e.g. 10.0.0.0/16"))
     return found
+
+
+def _brick_ports_problems(value, volumes):
+    """A port range glusterd can give one brick per volume from, above the privileged ports."""
+    match = _PORTS.fullmatch(value) if isinstance(value, str) else None
+    low, high = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+    if not 1024 <= low < high <= 65535:
+        return [_error("shared_fs", "shared_fs_glusterfs_brick_ports", value, "is not a port range low-high from 1024 to 65535", "e.g. 49152-49251")]
+    if high - low + 1 < volumes:
+        fix = "widen it to at least %d ports (one brick per export on each server)" % volumes
+        return [_error("shared_fs", "shared_fs_glusterfs_brick_ports", value, "holds fewer ports than the %d exports" % volumes, fix)]
+    return []
 
 
 def server(settings):

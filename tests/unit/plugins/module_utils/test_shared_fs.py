@@ -8,7 +8,16 @@ EXPORTS = [{"name": "home", "path": "/home"}, {"name": "data", "path": "/data", 
 
 
 def settings(**overrides):
-    base = {"type": "nfs", "server": "", "servers": ["fs01"], "root": "/srv/shared", "exports": EXPORTS, "nfs_clients": ["10.0.0.0/16"], "options": ""}
+    base = {
+        "type": "nfs",
+        "server": "",
+        "servers": ["fs01"],
+        "root": "/srv/shared",
+        "exports": EXPORTS,
+        "nfs_clients": ["10.0.0.0/16"],
+        "options": "",
+        "brick_ports": "49152-49251",
+    }
     base.update(overrides)
     return base
 
@@ -67,6 +76,12 @@ def test_none_mounts_nothing_and_checks_nothing():
         ({"exports": [{"name": "a", "path": "/a", "options": "ro;reboot"}]}, "shared_fs_exports[0].options", "mount options"),
         ({"type": "glusterfs", "exports": [{"name": "a", "path": "/a", "source": "/x"}]}, "shared_fs_exports[0].source", "only for nfs"),
         ({"nfs_clients": []}, "shared_fs_nfs_clients", "is empty"),
+        ({"type": "glusterfs", "brick_ports": "49152"}, "shared_fs_glusterfs_brick_ports", "is not a port range"),
+        ({"type": "glusterfs", "brick_ports": "600-700"}, "shared_fs_glusterfs_brick_ports", "from 1024 to 65535"),
+        ({"type": "glusterfs", "brick_ports": "49300-49200"}, "shared_fs_glusterfs_brick_ports", "is not a port range"),
+        ({"type": "glusterfs", "brick_ports": "49152-49152"}, "shared_fs_glusterfs_brick_ports", "is not a port range"),
+        ({"type": "glusterfs", "brick_ports": "49152-49153\n"}, "shared_fs_glusterfs_brick_ports", "is not a port range"),
+        ({"type": "glusterfs", "brick_ports": 49152}, "shared_fs_glusterfs_brick_ports", "is not a port range"),
         ({"nfs_clients": ["10.0.0.0/33"]}, "shared_fs_nfs_clients", "is not a network"),
     ],
 )
@@ -82,6 +97,12 @@ def test_the_firewall_opens_the_servers_ports_for_the_type_in_use():
         return [opened[0] for opened in firewall.plan(["shared_fs"], {"shared_fs_type": kind})]
 
     assert opened("glusterfs") == ["glusterfs", "glusterfs_bricks"]
+    # The bricks' range is the one the shared_fs role gives glusterd.
+    assert firewall.plan(["shared_fs"], {"shared_fs_type": "glusterfs", "shared_fs_glusterfs_brick_ports": "50000-50099"})[1] == (
+        "glusterfs_bricks",
+        "50000-50099",
+        "cluster",
+    )
     assert opened("nfs") == ["nfs"]
     assert opened("none") == []
     assert [opened[0] for opened in firewall.plan(["slurm_compute"], {"shared_fs_type": "nfs"})] == ["slurmd", "srun", "node_exporter"]
@@ -164,3 +185,10 @@ def test_an_export_state_is_present_or_absent(state):
     found = shared_fs.findings(settings(exports=[{"name": "a", "path": "/a", "state": state}]))
     assert [f["variable"] for f in found] == ["shared_fs_exports[0].state"]
     assert "is not present or absent" in found[0]["message"]
+
+
+def test_the_brick_range_holds_a_port_for_each_export():
+    found = shared_fs.findings(settings(type="glusterfs", brick_ports="49152-49153", exports=EXPORTS + [{"name": "x", "path": "/x"}]))
+    assert [f["variable"] for f in found] == ["shared_fs_glusterfs_brick_ports"]
+    assert "fewer ports than the 3 exports" in found[0]["message"]
+    assert shared_fs.findings(settings(type="glusterfs", brick_ports="49152-49154", exports=EXPORTS + [{"name": "x", "path": "/x"}])) == []
