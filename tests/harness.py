@@ -50,23 +50,23 @@ def scenario(name):
 
 # Longest first (tests/README.md has the measured costs); badinput and
 # secrets, which share the lab-* containers, run one after the other and
-# count as one chain. figures reads what badinput, secrets and midsize wrote.
-# The upgrade scenario starts beside startup-forky, not beside gpu: a job that
+# count as one chain. figures reads what badinput, secrets and the scenarios
+# wrote. upgrade and gpu never run side by side (lock "cores"): a job that
 # ran through the release upgrade once never ended while the gpu scenario's
 # DKMS build held both cores.
 STEPS = (
-    scenario("upgrade"),
-    # startup (also the monitoring and the day-2 scenario) runs on both
-    # releases, Debian trixie / Slurm 24.11 and forky / Slurm 26.05 (slurmctld's
-    # own OpenMetrics endpoints); every other scenario on trixie / 24.11.
-    # One after the other: the same containers, network and molecule directory.
-    Step("startup-forky", ["scenario", "S=startup", "LAB_RELEASE=forky"], locks=("startup",)),
-    Step("startup-trixie", ["scenario", "S=startup", "LAB_RELEASE=trixie"], locks=("startup",)),
-    scenario("gpu"),
-    scenario("large"),
     Step("badinput", ["badinput"], locks=("lab",)),
     Step("secrets", ["secrets"], locks=("lab",), needs=("badinput",)),
     scenario("midsize"),
+    Step("upgrade", ["scenario", "S=upgrade"], locks=("cores",)),
+    # startup (also the monitoring scenario, day 2 on trixie, the rollback on
+    # forky) runs on both releases, Debian trixie / Slurm 24.11 and forky /
+    # Slurm 26.05; every other scenario on trixie / 24.11. One after the
+    # other: the same containers, network and molecule directory.
+    Step("startup-trixie", ["scenario", "S=startup", "LAB_RELEASE=trixie"], locks=("startup",)),
+    Step("gpu", ["scenario", "S=gpu"], locks=("cores",)),
+    Step("startup-forky", ["scenario", "S=startup", "LAB_RELEASE=forky"], locks=("startup",)),
+    scenario("large"),
     scenario("storage"),
     Step("lint", ["lint"]),
     Step("sanity", ["sanity"]),
