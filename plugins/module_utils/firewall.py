@@ -219,3 +219,26 @@ def findings(settings, groups_of_host=()):
             )
         )
     return result
+
+
+def control_node_findings(route, cluster, clients, what):
+    """The control node's reach to a service the firewall admits from the cluster and the client networks only.
+
+    ``route``: ``ip -o route get ADDRESS`` as run on the control node (its source address is ``src``);
+    ``cluster``, ``clients``: the firewall's networks (see :func:`ruleset`); ``what``: the service and why the
+    control node talks to it. A finding names firewall_client_networks, the address and the fix.
+    """
+    from ansible_collections.aicluster.slurm.plugins.module_utils.findings import finding
+
+    match = re.search(r"\bsrc ([0-9.]+)", route or "")
+    if not match:
+        return []
+    address = ipaddress.ip_address(match.group(1))
+    nets = networks("firewall_cluster_networks", cluster) + networks("firewall_client_networks", clients)
+    if address.is_loopback or any(address in ipaddress.ip_network(net) for net in nets):
+        return []
+    message = (
+        "firewall_client_networks: the control node (%s) is neither an inventory host nor in firewall_client_networks, "
+        "so the host firewall would drop it at %s; add %s (or its network) to firewall_client_networks" % (address, what, address)
+    )
+    return [finding("firewall", message, "firewall_client_networks")]

@@ -128,3 +128,22 @@ def test_a_firewall_that_is_off_leaves_the_ports_to_their_roles():
     assert firewall.findings({"firewall_enabled": False, "ports": ports}, ["minio"]) == []
     (found,) = firewall.findings({"firewall_enabled": True, "firewall_ssh_networks": ["10.0.0.0/8"], "ports": ports}, ["minio"])
     assert "minio_port: 'nine-thousand' is not a TCP port" in found["message"]
+
+
+@pytest.mark.parametrize(
+    ("route", "clients", "finds"),
+    [
+        ("172.27.0.3 dev br-1a2b src 172.27.0.1 uid 0 \\    cache ", [], True),
+        ("172.27.0.3 dev br-1a2b src 172.27.0.1 uid 0 \\    cache ", ["172.27.0.1"], False),
+        ("172.27.0.3 dev br-1a2b src 172.27.0.1 uid 0 \\    cache ", ["172.27.0.0/16"], False),
+        ("local 10.0.0.5 dev lo table local src 10.0.0.5 uid 0 \\    cache <local> ", [], False),
+        ("", [], False),
+    ],
+)
+def test_the_control_node_must_be_admitted_to_the_services_it_uses(route, clients, finds):
+    """roles/minio makes the bucket from the control node: outside the cluster and the client networks, say so."""
+    found = firewall.control_node_findings(route, ["10.0.0.0/24"], clients, "MinIO's S3 API")
+    assert bool(found) == finds
+    if finds:
+        assert found[0]["variable"] == "firewall_client_networks"
+        assert "add 172.27.0.1 (or its network) to firewall_client_networks" in found[0]["message"]
