@@ -14,13 +14,14 @@ lists the paths that answered 2xx: data served without authentication.
 
 ``probe.py report``: reads ``{"layout", "hosts": {host: listening}, "outside":
 probe results from the outsider, "inside": probe results from a cluster host,
-"allowed": [{"process", "reason", "paths" (optional)}]}`` on stdin and prints the layout's report:
+"allowed": [{"process", "reason", "paths", "static" (both optional)}]}`` on stdin and prints the layout's report:
 each socket as the outsider sees it (``dropped`` by the firewall or
 ``reached``) and as a cluster host sees it without credentials (:func:`classify`),
 and the problems.
 """
 
 import concurrent.futures
+import hashlib
 import ipaddress
 import json
 import re
@@ -76,19 +77,29 @@ def _connect(host, port, context):
 
 
 def _status(host, port, context, path):
+    """(HTTP status, sha256 of the body's first 256 KiB) of a GET without credentials; (None, None) without an answer."""
+    data = b""
     try:
         with _connect(host, port, context) as sock:
             sock.sendall(("GET %s HTTP/1.0\r\nHost: %s\r\n\r\n" % (path, host)).encode())
-            head = sock.recv(64).decode("latin-1")
+            while len(data) < 262144:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
     except (OSError, ssl.SSLError):
-        return None
-    parts = head.split()
-    return int(parts[1]) if len(parts) > 1 and parts[0].startswith("HTTP/") and parts[1].isdigit() else None
+        if not data:
+            return None, None
+    head, _, body = data.partition(b"\r\n\r\n")
+    parts = head.decode("latin-1").split()
+    if len(parts) > 1 and parts[0].startswith("HTTP/") and parts[1].isdigit():
+        return int(parts[1]), hashlib.sha256(body).hexdigest()
+    return None, None
 
 
 def probe_one(target, ca):
     host, port = target["host"], int(target["port"])
-    result = {"host": host, "port": port, "reachable": False, "tls": None, "http": {}, "open_paths": []}
+    result = {"host": host, "port": port, "reachable": False, "tls": None, "http": {}, "open_paths": [], "bodies": {}}
     try:
         socket.create_connection((host, port), timeout=TIMEOUT).close()
     except OSError:
@@ -112,23 +123,28 @@ def probe_one(target, ca):
             break
     result["tls"] = result["tls"] or "none"
     for path in PATHS:
-        status = _status(host, port, context, path)
+        status, body = _status(host, port, context, path)
         if status is not None:
             result["http"][path] = status
             if 200 <= status < 300:
                 result["open_paths"].append(path)
+                result["bodies"][path] = body
     return result
 
 
 def classify(inside, process, allowed):
     """What a cluster host gets from one TCP socket without credentials: ``credentials`` (HTTP that serves nothing
     without them), ``other`` (no HTTP answer: Slurm's munge-authenticated RPC, MariaDB's login, GlusterFS),
-    ``allowed`` (served without credentials, in the allow-list: the process, and the paths where the entry names
-    them) or ``open`` (served, not allowed: a failure)."""
+    ``allowed`` (served without credentials, in the allow-list: the process, the paths where the entry names them,
+    and one and the same page on every path where it says static) or ``open`` (served, not allowed: a failure)."""
     served = inside.get("open_paths")
     if served:
         entry = allowed.get(process)
-        return "allowed" if entry is not None and set(served) <= set(entry.get("paths") or served) else "open"
+        if entry is None or not set(served) <= set(entry.get("paths") or served):
+            return "open"
+        # static: a web UI's single-page app, the one page for every path (data would differ from path to path).
+        bodies = {inside.get("bodies", {}).get(path) for path in served}
+        return "open" if entry.get("static") and (len(served) < 2 or len(bodies) != 1) else "allowed"
     return "credentials" if inside.get("http") else "other"
 
 

@@ -98,3 +98,38 @@ def test_an_allowed_process_with_paths_is_allowed_those_paths_only():
     assert probe.classify({"http": {"/": 200, "/metrics": 200}, "open_paths": ["/", "/metrics"]}, "minio", allowed) == "open"
     assert probe.classify({"http": {"/": 403}, "open_paths": []}, "minio", allowed) == "credentials"
     assert probe.classify({"http": {}, "open_paths": []}, "mariadbd", allowed) == "other"
+
+
+def test_a_static_allowed_process_must_serve_one_page_for_every_path():
+    allowed = {"minio": {"process": "minio", "reason": "the console's app", "static": True}}
+    page = {"open_paths": ["/", "/metrics"], "http": {"/": 200, "/metrics": 200}}
+    assert probe.classify(dict(page, bodies={"/": "a", "/metrics": "a"}), "minio", allowed) == "allowed"
+    assert probe.classify(dict(page, bodies={"/": "a", "/metrics": "b"}), "minio", allowed) == "open"
+    assert probe.classify({"open_paths": ["/"], "http": {"/": 200}, "bodies": {"/": "a"}}, "minio", allowed) == "open"
+
+
+def test_status_reads_the_code_and_a_digest_of_the_body_from_a_real_server():
+    """probe._status against a server on loopback: one page for every path, and a 404."""
+    import hashlib
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            body = b"<html>app</html>" if self.path != "/missing" else b"no"
+            self.send_response(200 if self.path != "/missing" else 404)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        assert probe._status("127.0.0.1", port, None, "/") == (200, hashlib.sha256(b"<html>app</html>").hexdigest())
+        assert probe._status("127.0.0.1", port, None, "/metrics") == probe._status("127.0.0.1", port, None, "/")
+        assert probe._status("127.0.0.1", port, None, "/missing")[0] == 404
+    finally:
+        server.shutdown()
