@@ -43,7 +43,7 @@ def _address(text):
 
 def _local(text):
     """(address, port) from ss's local column: 0.0.0.0:6817, [::]:22, *:9100, 127.0.0.53%lo:53."""
-    address, _, port = text.rpartition(":")
+    address, port = text.rsplit(":", 1)
     address = address.strip("[]").split("%")[0]
     return (None if address in ("*", "") else ipaddress.ip_address(address)), int(port)
 
@@ -76,7 +76,7 @@ def _connect(host, port, context):
     return context.wrap_socket(sock, server_hostname=host) if context else sock
 
 
-def _status(host, port, context, path):
+def status(host, port, context, path):
     """(HTTP status, sha256 of the body's first 256 KiB) of a GET without credentials; (None, None) without an answer."""
     data = b""
     try:
@@ -90,7 +90,7 @@ def _status(host, port, context, path):
     except (OSError, ssl.SSLError):
         if not data:
             return None, None
-    head, _, body = data.partition(b"\r\n\r\n")
+    head, body = (data.split(b"\r\n\r\n", 1) + [b""])[:2]
     parts = head.decode("latin-1").split()
     if len(parts) > 1 and parts[0].startswith("HTTP/") and parts[1].isdigit():
         return int(parts[1]), hashlib.sha256(body).hexdigest()
@@ -123,10 +123,10 @@ def probe_one(target, ca):
             break
     result["tls"] = result["tls"] or "none"
     for path in PATHS:
-        status, body = _status(host, port, context, path)
-        if status is not None:
-            result["http"][path] = status
-            if 200 <= status < 300:
+        code, body = status(host, port, context, path)
+        if code is not None:
+            result["http"][path] = code
+            if 200 <= code < 300:
                 result["open_paths"].append(path)
                 result["bodies"][path] = body
     return result

@@ -1,6 +1,9 @@
 """tests/outsider/probe.py: the sockets a host reports, and how the report classifies what the probes saw."""
 
+import hashlib
+import http.server
 import re
+import threading
 
 import yaml
 from repo_scripts import ROOT, load
@@ -109,10 +112,7 @@ def test_a_static_allowed_process_must_serve_one_page_for_every_path():
 
 
 def test_status_reads_the_code_and_a_digest_of_the_body_from_a_real_server():
-    """probe._status against a server on loopback: one page for every path, and a 404."""
-    import hashlib
-    import http.server
-    import threading
+    """probe.status against a server on loopback: one page for every path, and a 404."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 (http.server's name)
@@ -128,8 +128,8 @@ def test_status_reads_the_code_and_a_digest_of_the_body_from_a_real_server():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         port = server.server_address[1]
-        assert probe._status("127.0.0.1", port, None, "/") == (200, hashlib.sha256(b"<html>app</html>").hexdigest())
-        assert probe._status("127.0.0.1", port, None, "/metrics") == probe._status("127.0.0.1", port, None, "/")
-        assert probe._status("127.0.0.1", port, None, "/missing")[0] == 404
+        assert probe.status("127.0.0.1", port, None, "/") == (200, hashlib.sha256(b"<html>app</html>").hexdigest())
+        assert probe.status("127.0.0.1", port, None, "/metrics") == probe.status("127.0.0.1", port, None, "/")
+        assert probe.status("127.0.0.1", port, None, "/missing")[0] == 404
     finally:
         server.shutdown()
