@@ -220,6 +220,10 @@ def main():
         parser.error("unknown steps %s; known: %s" % (", ".join(sorted(unknown)), ", ".join(s.name for s in STEPS)))
     LOGS.mkdir(parents=True, exist_ok=True)
     FIGURES.mkdir(parents=True, exist_ok=True)
+    if not args.only:
+        # The figures judge this run's layouts only: no report left by an earlier run counts.
+        for stale in FIGURES.glob("outsider-*.json"):
+            stale.unlink()
     env = dict(os.environ, MAKEFLAGS="")
     t0 = time.monotonic()
     schedule(steps, max(1, args.jobs), env, t0)
