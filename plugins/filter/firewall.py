@@ -19,5 +19,5 @@ class FilterModule:
         return {
             "firewall_ruleset": _wrap(firewall.ruleset),
             "firewall_findings": firewall.findings,
-            "firewall_control_node_findings": firewall.control_node_findings,
+            "firewall_control_node_findings": _wrap(firewall.control_node_findings),
         }

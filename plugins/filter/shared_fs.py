@@ -3,8 +3,8 @@
 """The shared filesystem (plugins/module_utils/shared_fs.py): ``shared_fs_findings`` (the shared_fs_* variables'
 problems, as preflight findings), ``shared_fs_mounts`` (what each client mounts), ``shared_fs_unmounts`` (the
 exports marked absent that it unmounts), ``shared_fs_exports`` (an nfs server's /etc/exports lines),
-``shared_fs_covers`` (the export a group mounts over a path) and ``shared_fs_gluster_create`` (the gluster volume
-create arguments of one export)."""
+``shared_fs_covers`` (the export a group mounts over a path), ``shared_fs_gluster_create`` (the gluster volume
+create arguments of one export) and ``shared_fs_brick_port_range`` (glusterd's base-port and max-port)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -22,4 +22,5 @@ class FilterModule:
             "shared_fs_exports": shared_fs.exports_lines,
             "shared_fs_covers": shared_fs.covers,
             "shared_fs_gluster_create": shared_fs.gluster_create,
+            "shared_fs_brick_port_range": shared_fs.brick_port_range,
         }

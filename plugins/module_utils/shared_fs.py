@@ -131,10 +131,16 @@ def findings(settings):
     return found
 
 
+def brick_port_range(value):
+    """``[low, high]`` of shared_fs_glusterfs_brick_ports ("49152-49251"), glusterd's base-port and max-port;
+    ``[0, 0]`` when it is not such a range (the findings say so)."""
+    match = _PORTS.fullmatch(value) if isinstance(value, str) else None
+    return [int(match.group(1)), int(match.group(2))] if match else [0, 0]
+
+
 def _brick_ports_problems(value, volumes):
     """A port range glusterd can give one brick per volume from, above the privileged ports."""
-    match = _PORTS.fullmatch(value) if isinstance(value, str) else None
-    low, high = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+    low, high = brick_port_range(value)
     if not 1024 <= low < high <= 65535:
         return [_error("shared_fs", "shared_fs_glusterfs_brick_ports", value, "is not a port range low-high from 1024 to 65535", "e.g. 49152-49251")]
     if high - low + 1 < volumes:

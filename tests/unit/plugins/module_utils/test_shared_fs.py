@@ -192,3 +192,9 @@ def test_the_brick_range_holds_a_port_for_each_export():
     assert [f["variable"] for f in found] == ["shared_fs_glusterfs_brick_ports"]
     assert "fewer ports than the 3 exports" in found[0]["message"]
     assert shared_fs.findings(settings(type="glusterfs", brick_ports="49152-49154", exports=EXPORTS + [{"name": "x", "path": "/x"}])) == []
+
+
+def test_the_brick_range_gives_glusterd_its_base_and_max_port():
+    assert shared_fs.brick_port_range("49152-49251") == [49152, 49251]
+    assert shared_fs.brick_port_range("49152-49251\n") == [0, 0]
+    assert shared_fs.brick_port_range(49152) == [0, 0]
